@@ -1,0 +1,204 @@
+"""The ``fabricopt`` command.
+
+Exit codes: 0 success (for ``check``: feasible), 1 a failed outcome (``check``:
+infeasible; ``solve``: status ``error``), 2 bad input — printed as one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from typing import Sequence
+
+from . import dump, generate, load, load_solution
+from .errors import FabricError
+from .problems import check as check_solution
+from .problems import evaluate, get_kind, kind_of, kinds, write_json
+from .solvers import Result, all_methods, solve
+
+__all__ = ["main", "build_parser"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors in one line with exit code 2."""
+
+    def error(self, message):
+        self.exit(2, f"fabricopt: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fabricopt", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("solve", help="solve an instance with one method")
+    p.add_argument("instance", help="instance JSON file, or - for standard input")
+    p.add_argument("--method", required=True)
+    p.add_argument("--time-limit", type=float, default=None, metavar="S")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--backend", choices=("highs", "cbc"), default=None,
+                   help="MILP backend (MILP methods only)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a method option (repeatable); VALUE is parsed as JSON when it can be")
+    p.add_argument("--json", action="store_true", help="print the result envelope alone")
+    p.add_argument("--out", default=None, metavar="FILE", help="also write the envelope here")
+
+    p = sub.add_parser("check", help="check a solution (or a result envelope) for an instance")
+    p.add_argument("instance")
+    p.add_argument("solution", help="solution or result JSON file, or - for standard input")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("methods", help="list the registered methods")
+    p.add_argument("kind", nargs="?", default=None)
+
+    p = sub.add_parser("generate", help="write a seeded instance of a problem kind",
+                       description="Size options depend on the kind: e.g. "
+                                   "`fabricopt generate circuits --gpus 32 --switches 8`.")
+    p.add_argument("kind")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, metavar="FILE")
+    return parser
+
+
+def _parse_value(text: str):
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _size_options(kind: str, extra: list[str]) -> dict:
+    """Turn ``--gpus 32 --switches 8`` into keyword arguments typed by the generator."""
+    problem = get_kind(kind)
+    params = inspect.signature(problem.generate).parameters if problem.generate else {}
+    out = {}
+    i = 0
+    while i < len(extra):
+        flag = extra[i]
+        if not flag.startswith("--") or i + 1 >= len(extra):
+            raise ValueError(f"{flag}: expected --NAME VALUE size options")
+        name = flag[2:].replace("-", "_")
+        if name not in params or name == "seed":
+            options = ", ".join("--" + n.replace("_", "-") for n in params if n != "seed")
+            raise ValueError(f"--{flag[2:]}: not a size option of {kind} (options: {options})")
+        default = params[name].default
+        value = extra[i + 1]
+        try:
+            if isinstance(default, bool):
+                out[name] = value.lower() in ("1", "true", "yes")
+            elif isinstance(default, int):
+                out[name] = int(value)
+            elif isinstance(default, float):
+                out[name] = float(value)
+            else:
+                out[name] = _parse_value(value)
+        except ValueError:
+            raise ValueError(f"--{flag[2:]} = {value!r}: must be a "
+                             f"{type(default).__name__}") from None
+        i += 2
+    return out
+
+
+def _summary(result: Result) -> str:
+    def fmt(x):
+        return "-" if x is None else f"{x:.6g}"
+
+    lines = [f"{result.problem} / {result.method}: {result.status}",
+             f"  objective ({result.sense}) {fmt(result.objective)}   bound {fmt(result.bound)}"
+             f"   gap {fmt(result.gap)}   runtime {result.runtime_s:.3f} s"]
+    if "message" in result.info:
+        lines.append(f"  {result.info['message']}")
+    return "\n".join(lines)
+
+
+def _cmd_solve(args) -> int:
+    instance = load(args.instance)
+    if isinstance(instance, Result):
+        raise ValueError(f"{args.instance}: is a result envelope, not an instance")
+    options = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--option {item!r}: expected NAME=VALUE")
+        options[name.replace("-", "_")] = _parse_value(value)
+    if args.backend is not None:
+        options["backend"] = args.backend
+    result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **options)
+    if args.out:
+        dump(result, args.out)
+    if args.json:
+        dump(result, "-")
+    else:
+        print(_summary(result))
+    return 1 if result.status == "error" else 0
+
+
+def _cmd_check(args) -> int:
+    instance = load(args.instance)
+    if isinstance(instance, Result):
+        raise ValueError(f"{args.instance}: is a result envelope, not an instance")
+    kind = kind_of(instance)
+    solution = load_solution(args.solution, kind.name)
+    verdict = check_solution(instance, solution)
+    objective = evaluate(instance, solution) if verdict.feasible else None
+    if args.json:
+        write_json({"feasible": verdict.feasible, "objective": objective,
+                    "reason": verdict.reason}, "-")
+    elif verdict.feasible:
+        print(f"feasible: objective ({kind.sense}) {objective:.6g}")
+    else:
+        print(f"infeasible: {verdict.reason}")
+    return 0 if verdict.feasible else 1
+
+
+def _cmd_methods(args) -> int:
+    selected = [args.kind] if args.kind else kinds()
+    for kind in selected:
+        get_kind(kind)
+        records = all_methods(kind)
+        print(f"{kind} ({get_kind(kind).sense}):")
+        for m in records:
+            tags = [t for t, on in (("exact", m.exact), ("bound only", m.bound_only)) if on]
+            if m.source != "builtin":
+                tags.append(m.source)
+            tag = f" [{', '.join(tags)}]" if tags else ""
+            print(f"  {m.name:<16}{m.summary}{tag}")
+    return 0
+
+
+def _cmd_generate(args, extra) -> int:
+    instance = generate(args.kind, seed=args.seed, **_size_options(args.kind, extra))
+    dump(instance, args.out if args.out else "-")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``fabricopt`` command; returns the exit code."""
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "generate":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        if args.command == "solve":
+            return _cmd_solve(args)
+        if args.command == "check":
+            return _cmd_check(args)
+        if args.command == "methods":
+            return _cmd_methods(args)
+        if args.command == "generate":
+            return _cmd_generate(args, extra)
+    except (FabricError, ValueError) as exc:
+        print(f"fabricopt: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fabricopt: interrupted", file=sys.stderr)
+        return 130
+    parser.error(f"unknown command {args.command!r}")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""The typed exception hierarchy of fabricopt.
+
+Every error fabricopt raises on purpose derives from :class:`FabricError`, so a
+caller can catch the whole family in one place; the two input errors are also
+``ValueError`` so that generic code that expects one keeps working.
+"""
+
+__all__ = [
+    "FabricError",
+    "InvalidInstance",
+    "InvalidSolution",
+    "InfeasibleInstance",
+    "SolverUnavailable",
+    "SolverFailure",
+]
+
+
+class FabricError(Exception):
+    """Base class of every error fabricopt raises on purpose."""
+
+
+class InvalidInstance(FabricError, ValueError):
+    """An instance breaks its format: the message names the field and the value.
+
+    Examples
+    --------
+    >>> raise InvalidInstance("traffic_bytes[3][1] = -5.0: must be >= 0")
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: traffic_bytes[3][1] = -5.0: must be >= 0
+    """
+
+
+class InvalidSolution(FabricError, ValueError):
+    """A solution is malformed or names things the instance does not have."""
+
+
+class InfeasibleInstance(FabricError):
+    """The instance is well formed but provably has no feasible solution."""
+
+
+class SolverUnavailable(FabricError):
+    """The requested method or MILP backend does not exist or is not installed."""
+
+
+class SolverFailure(FabricError):
+    """A solver ran but failed in a way that yields no usable answer."""

@@ -1,0 +1,204 @@
+"""Circuit assignment for SiP-OCS without a MILP: an exact polynomial method and a greedy.
+
+Both work on circuit *counts* ``c_ij`` and then realize them as one partial
+permutation per switch with :func:`decompose`. Counts with every row and column sum
+at most Q are always realizable: padded to a Q-regular bipartite multigraph they split
+into Q perfect matchings (König's edge-colouring theorem), one per switch.
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.3 and Appendix A.2 (the problem).
+.. [2] D. König, "Gráfok és alkalmazásuk a determinánsok és a halmazok elméletére",
+   1916 (regular bipartite multigraphs split into perfect matchings).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import networkx as nx
+import numpy as np
+
+from ..errors import InfeasibleInstance, SolverFailure
+from ..problems.circuits import CircuitsInstance, CircuitsSolution
+
+__all__ = ["require_feasible", "exact_counts", "greedy_counts", "decompose", "exact", "greedy"]
+
+# Relative slack when rounding T/u up: T/u may land a hair above an integer in floating point.
+_CEIL_RTOL = 1e-12
+
+
+def require_feasible(instance: CircuitsInstance) -> None:
+    """Raise ``InfeasibleInstance`` if some GPU talks to more than Q peers in one direction.
+
+    Every demanded pair needs a circuit and a GPU has one port per switch, so at most
+    Q distinct destinations (and Q sources) per GPU is necessary — and sufficient.
+    """
+    demanded = instance.traffic > 0
+    q = instance.switches
+    for axis, what in ((1, "sends to"), (0, "receives from")):
+        peers = demanded.sum(axis=axis)
+        worst = int(np.argmax(peers))
+        if peers[worst] > q:
+            raise InfeasibleInstance(f"GPU {worst} {what} {int(peers[worst])} GPUs but has only "
+                                     f"{q} ports (switches = {q})")
+
+
+def _counts_for(traffic: np.ndarray, demanded: np.ndarray, bytes_per_circuit: float) -> np.ndarray:
+    counts = np.zeros(traffic.shape, dtype=np.int64)
+    counts[demanded] = np.ceil(traffic[demanded] / bytes_per_circuit * (1 - _CEIL_RTOL))
+    counts[demanded] = np.maximum(counts[demanded], 1)
+    return counts
+
+
+def exact_counts(instance: CircuitsInstance) -> np.ndarray:
+    """The circuit counts that minimize the longest transfer time.
+
+    The optimal max time is ``8*T_ij/(m*b)`` for some demanded pair and some
+    ``m`` in 1..Q. For a candidate per-circuit load ``u = T_ij/m`` every pair needs
+    ``ceil(T_kl/u)`` circuits, which is feasible iff every row and column sum is
+    at most Q; feasibility is monotone in ``u``, so bisection over the sorted
+    candidates finds the smallest feasible one.
+
+    Returns
+    -------
+    numpy.ndarray
+        N x N integer counts, 0 exactly where there is no traffic.
+    """
+    require_feasible(instance)
+    traffic = instance.traffic
+    demanded = traffic > 0
+    q = instance.switches
+    if not demanded.any():
+        return np.zeros(traffic.shape, dtype=np.int64)
+    values = np.unique(traffic[demanded])
+    candidates = np.unique((values[:, None] / np.arange(1, q + 1)[None, :]).ravel())
+
+    def feasible(u: float) -> bool:
+        c = _counts_for(traffic, demanded, u)
+        return c.sum(axis=1).max() <= q and c.sum(axis=0).max() <= q
+
+    lo, hi = 0, len(candidates) - 1  # candidates[hi] = max T: one circuit each, feasible
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if feasible(candidates[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return _counts_for(traffic, demanded, candidates[lo])
+
+
+def greedy_counts(instance: CircuitsInstance) -> np.ndarray:
+    """Counts from the greedy baseline: one circuit per demanded pair, then each free
+    circuit to the pair with the largest current transfer time that still has a free
+    port at both ends."""
+    require_feasible(instance)
+    traffic = instance.traffic
+    q = instance.switches
+    counts = (traffic > 0).astype(np.int64)
+    free_out = q - counts.sum(axis=1)
+    free_in = q - counts.sum(axis=0)
+    heap = [(-float(traffic[i, j]), int(i), int(j)) for i, j in np.argwhere(traffic > 0)]
+    heapq.heapify(heap)
+    while heap:
+        _, i, j = heapq.heappop(heap)
+        if free_out[i] > 0 and free_in[j] > 0:
+            counts[i, j] += 1
+            free_out[i] -= 1
+            free_in[j] -= 1
+            heapq.heappush(heap, (-float(traffic[i, j]) / counts[i, j], i, j))
+        # else: both ends' capacity only shrinks, so this pair can never improve again
+    return counts
+
+
+def decompose(counts: np.ndarray, switches: int) -> list[list[int | None]]:
+    """Split circuit counts into one partial permutation per switch.
+
+    Parameters
+    ----------
+    counts : array of int, shape (N, N)
+        ``counts[i, j]`` circuits i -> j; zero diagonal; row and column sums <= ``switches``.
+    switches : int
+        Q.
+
+    Returns
+    -------
+    list of list
+        ``configs[q][i] = j`` or None, with exactly ``counts[i, j]`` switches holding i -> j.
+
+    Raises
+    ------
+    ValueError
+        If a row or column sum exceeds Q or the diagonal is not 0.
+
+    Examples
+    --------
+    >>> decompose(np.array([[0, 2], [1, 0]]), 2)
+    [[1, 0], [1, None]]
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n = counts.shape[0]
+    if np.any(np.diag(counts)) or np.any(counts < 0):
+        raise ValueError("counts: the diagonal must be 0 and all counts >= 0")
+    rows, cols = counts.sum(axis=1), counts.sum(axis=0)
+    if n and (rows.max() > switches or cols.max() > switches):
+        raise ValueError(f"counts: a row or column sum exceeds switches = {switches}")
+    # Pad with dummy edges (unused ports) to a Q-regular bipartite multigraph.
+    dummy = np.zeros_like(counts)
+    need_out, need_in = switches - rows, switches - cols
+    j = 0
+    for i in range(n):
+        while need_out[i] > 0:
+            while need_in[j] == 0:
+                j += 1
+            take = min(need_out[i], need_in[j])
+            dummy[i, j] += take
+            need_out[i] -= take
+            need_in[j] -= take
+    real = counts.copy()
+    configs = []
+    for _ in range(switches):
+        graph = nx.Graph()
+        left = [("o", i) for i in range(n)]
+        graph.add_nodes_from(left)
+        graph.add_nodes_from(("i", k) for k in range(n))
+        for i, k in zip(*np.nonzero(real + dummy)):
+            graph.add_edge(("o", int(i)), ("i", int(k)))
+        matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=left)
+        config: list[int | None] = [None] * n
+        for i in range(n):
+            k = matching.get(("o", i))
+            if k is None:
+                raise SolverFailure("decompose: no perfect matching in a regular bipartite "
+                                    "multigraph (cannot happen; please report)")
+            k = k[1]
+            if real[i, k] > 0:
+                real[i, k] -= 1
+                config[i] = k
+            else:
+                dummy[i, k] -= 1
+        configs.append(config)
+    return configs
+
+
+def exact(instance: CircuitsInstance) -> CircuitsSolution:
+    """An optimal circuit assignment in polynomial time (ours).
+
+    Bisection on the max transfer time over the O(N²Q) candidate values, then a
+    König decomposition of the optimal counts into Q switch configurations.
+
+    Raises
+    ------
+    InfeasibleInstance
+        If some GPU has more than Q distinct peers in one direction.
+
+    Notes
+    -----
+    Runs in O(N²Q log(N²Q)) for the bisection plus Q Hopcroft-Karp matchings.
+    """
+    return CircuitsSolution(decompose(exact_counts(instance), instance.switches))
+
+
+def greedy(instance: CircuitsInstance) -> CircuitsSolution:
+    """The greedy baseline: largest current transfer time gets the next circuit."""
+    return CircuitsSolution(decompose(greedy_counts(instance), instance.switches))

@@ -1,0 +1,112 @@
+"""Problem kinds: instance and solution types, JSON, validation, ``check`` and ``evaluate``.
+
+This package is the ground floor and the single source of truth for what a feasible
+solution is and what it scores: every method's result is checked and scored here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import InvalidInstance, InvalidSolution
+from ._kind import CheckResult, ProblemKind, get_kind, kind_of, kinds, register_kind
+from . import circuits  # noqa: F401  (registers the kind)
+
+__all__ = ["CheckResult", "ProblemKind", "get_kind", "kind_of", "kinds", "register_kind",
+           "check", "evaluate", "instance_from_dict", "solution_from_dict", "to_dict",
+           "read_json", "write_json"]
+
+
+def instance_from_dict(data: Mapping[str, Any]):
+    """Build the instance a JSON object describes, dispatching on its ``"problem"`` field."""
+    if not isinstance(data, Mapping):
+        raise InvalidInstance(f"expected a JSON object, got {type(data).__name__}")
+    if "problem" not in data:
+        raise InvalidInstance("problem: missing required field")
+    return get_kind(data["problem"]).instance_from_dict(data)
+
+
+def solution_from_dict(kind: str | ProblemKind, data: Mapping[str, Any]):
+    """Build a solution of ``kind`` from a JSON object."""
+    if isinstance(kind, str):
+        kind = get_kind(kind)
+    if not isinstance(data, Mapping):
+        raise InvalidSolution(f"expected a JSON object, got {type(data).__name__}")
+    return kind.solution_from_dict(data)
+
+
+def to_dict(obj: Any) -> dict[str, Any]:
+    """The JSON object of an instance, solution or result."""
+    return obj.to_dict()
+
+
+def _same_kind(instance, solution) -> ProblemKind:
+    kind = kind_of(instance)
+    if not isinstance(instance, kind.instance_type):
+        raise InvalidInstance(f"{type(instance).__name__} is a solution, not an instance")
+    if not isinstance(solution, kind.solution_type):
+        raise InvalidSolution(f"{type(solution).__name__} is not a {kind.name} solution")
+    return kind
+
+
+def check(instance, solution) -> CheckResult:
+    """Is ``solution`` feasible for ``instance``? The first violated rule in words if not.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.circuits import CircuitsInstance, CircuitsSolution
+    >>> inst = CircuitsInstance(1, 100.0, [[0, 5e6], [0, 0]])
+    >>> check(inst, CircuitsSolution([[None, None]]))
+    CheckResult(feasible=False, reason='traffic_bytes[0][1] = 5000000.0 has no circuit 0->1')
+    """
+    return _same_kind(instance, solution).check(instance, solution)
+
+
+def evaluate(instance, solution) -> float:
+    """The objective of ``solution`` on ``instance`` as DESIGN.md §5 defines it."""
+    return float(_same_kind(instance, solution).evaluate(instance, solution))
+
+
+def read_json(source) -> Any:
+    """Parse JSON from a path, ``"-"`` (standard input) or an open file.
+
+    A file that is not valid JSON raises ``InvalidInstance`` naming the file and the place.
+    """
+    name = str(source)
+    try:
+        if source == "-" or source is sys.stdin:
+            name = "<stdin>"
+            text = sys.stdin.read()
+        elif hasattr(source, "read"):
+            name = getattr(source, "name", "<file>")
+            text = source.read()
+        else:
+            text = Path(source).read_text()
+    except OSError as exc:
+        raise InvalidInstance(f"{name}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidInstance(f"{name}: not valid JSON ({exc.msg} at line {exc.lineno} "
+                              f"column {exc.colno})") from None
+
+
+def _reject_constant(token: str):
+    raise InvalidInstance(f"JSON contains {token}: numbers must be finite")
+
+
+def write_json(data: Any, target=None) -> str:
+    """Write ``data`` as JSON to a path, ``"-"`` / ``None`` (return the text) or a file."""
+    text = json.dumps(data, indent=None, allow_nan=False) + "\n"
+    if target is None:
+        return text
+    if target == "-":
+        sys.stdout.write(text)
+    elif hasattr(target, "write"):
+        target.write(text)
+    else:
+        Path(target).write_text(text)
+    return text

@@ -1,0 +1,120 @@
+"""What every problem kind provides, and the registry of kinds.
+
+A problem kind is one module in :mod:`fabricopt.problems` that defines an instance
+type, a solution type, JSON conversion, ``check`` (feasibility) and ``evaluate``
+(objective), and registers itself here with :func:`register_kind`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+__all__ = ["CheckResult", "ProblemKind", "register_kind", "kind_of", "get_kind", "kinds"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of a feasibility check: ``feasible`` and, if not, the first violated rule.
+
+    A ``CheckResult`` is truthy exactly when the solution is feasible.
+
+    Examples
+    --------
+    >>> bool(CheckResult(False, "configs[0]: GPU 1 is the target of two circuits"))
+    False
+    """
+
+    feasible: bool
+    reason: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.feasible
+
+    @classmethod
+    def ok(cls) -> "CheckResult":
+        return cls(True, None)
+
+    @classmethod
+    def violated(cls, reason: str) -> "CheckResult":
+        return cls(False, reason)
+
+
+@dataclass(frozen=True)
+class ProblemKind:
+    """The definition of one problem kind.
+
+    Attributes
+    ----------
+    name : str
+        The ``"problem"`` field of its JSON, e.g. ``"circuits"``.
+    sense : {"min", "max"}
+        Whether ``evaluate`` is minimized or maximized.
+    instance_type, solution_type : type
+        Frozen dataclasses. Constructing an instance validates it.
+    instance_from_dict, solution_from_dict : callable
+        Parse JSON objects; raise ``InvalidInstance`` / ``InvalidSolution``.
+    check : callable
+        ``check(instance, solution) -> CheckResult``; raises ``InvalidSolution`` when the
+        solution names things the instance does not have.
+    evaluate : callable
+        ``evaluate(instance, solution) -> float``: the objective of DESIGN.md §5.
+    generate : callable or None
+        ``generate(seed=0, **sizes) -> instance``: a seeded generator of realistic instances.
+    bound : callable or None
+        ``bound(instance) -> float``: a cheap valid bound on the optimum (lower when
+        minimizing, upper when maximizing) that every result of this kind may use.
+    size : callable or None
+        ``size(instance) -> int``: a single size figure for reports (e.g. GPUs, ops).
+    """
+
+    name: str
+    sense: str
+    instance_type: type
+    solution_type: type
+    instance_from_dict: Callable[[Mapping[str, Any]], Any]
+    solution_from_dict: Callable[[Mapping[str, Any]], Any]
+    check: Callable[[Any, Any], CheckResult]
+    evaluate: Callable[[Any, Any], float]
+    generate: Callable[..., Any] | None = None
+    bound: Callable[[Any], float] | None = None
+    size: Callable[[Any], int] | None = None
+    doc: str = field(default="", compare=False)
+
+
+_KINDS: dict[str, ProblemKind] = {}
+
+
+def register_kind(kind: ProblemKind) -> ProblemKind:
+    """Add ``kind`` to the registry (done once, by the kind's own module)."""
+    if kind.sense not in ("min", "max"):
+        raise ValueError(f"sense = {kind.sense!r}: must be 'min' or 'max'")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def kinds() -> list[str]:
+    """Names of the registered problem kinds, sorted."""
+    return sorted(_KINDS)
+
+
+def get_kind(name: str) -> ProblemKind:
+    """The kind called ``name``; an unknown name raises ``InvalidInstance``."""
+    from ..errors import InvalidInstance
+
+    try:
+        return _KINDS[name]
+    except (KeyError, TypeError):
+        raise InvalidInstance(
+            f"problem = {name!r}: unknown problem kind (known: {', '.join(kinds())})"
+        ) from None
+
+
+def kind_of(obj: Any) -> ProblemKind:
+    """The kind whose instance or solution type ``obj`` is."""
+    from ..errors import InvalidInstance
+
+    for kind in _KINDS.values():
+        if isinstance(obj, (kind.instance_type, kind.solution_type)):
+            return kind
+    raise InvalidInstance(f"{type(obj).__name__} is not a fabricopt instance or solution")

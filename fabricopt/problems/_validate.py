@@ -1,0 +1,119 @@
+"""Field validation shared by every problem kind.
+
+Each helper checks one value and raises :class:`~fabricopt.errors.InvalidInstance`
+(or the error class passed in) with the one-line message format of DESIGN.md §3:
+``<field> = <value>: <rule>``.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import Any, Mapping
+
+from ..errors import InvalidInstance
+
+__all__ = [
+    "fail",
+    "reject_unknown_keys",
+    "require",
+    "as_int",
+    "as_float",
+    "as_matrix",
+    "as_id",
+    "as_list",
+]
+
+
+def fail(field: str, value: Any, rule: str, error: type[Exception] = InvalidInstance):
+    """Raise ``error`` with the message ``"<field> = <value!r>: <rule>"``."""
+    raise error(f"{field} = {value!r}: {rule}")
+
+
+def require(data: Mapping[str, Any], name: str, error: type[Exception] = InvalidInstance):
+    """Return ``data[name]``; a missing key is an error naming the field."""
+    if not isinstance(data, Mapping):
+        raise error(f"expected a JSON object, got {type(data).__name__}")
+    if name not in data:
+        raise error(f"{name}: missing required field")
+    return data[name]
+
+
+def reject_unknown_keys(data: Mapping[str, Any], allowed, where: str = "",
+                        error: type[Exception] = InvalidInstance) -> None:
+    """Reject keys outside ``allowed``: a typo must not be silently ignored."""
+    extra = sorted(set(data) - set(allowed))
+    if extra:
+        prefix = f"{where}." if where else ""
+        raise error(f"{prefix}{extra[0]}: unknown field (allowed: {', '.join(sorted(allowed))})")
+
+
+def as_int(field: str, value: Any, *, minimum: int | None = None,
+           maximum: int | None = None, error: type[Exception] = InvalidInstance) -> int:
+    """An integer (a float with an integral value is accepted; bools are not)."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        fail(field, value, "must be an integer", error)
+    if not isinstance(value, Integral):
+        if not math.isfinite(value) or value != int(value):
+            fail(field, value, "must be an integer", error)
+    value = int(value)
+    if minimum is not None and value < minimum:
+        fail(field, value, f"must be >= {minimum}", error)
+    if maximum is not None and value > maximum:
+        fail(field, value, f"must be <= {maximum}", error)
+    return value
+
+
+def as_float(field: str, value: Any, *, minimum: float | None = None,
+             positive: bool = False, maximum: float | None = None,
+             error: type[Exception] = InvalidInstance) -> float:
+    """A finite real number, optionally bounded."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        fail(field, value, "must be a number", error)
+    value = float(value)
+    if not math.isfinite(value):
+        fail(field, value, "must be finite", error)
+    if positive and value <= 0:
+        fail(field, value, "must be > 0", error)
+    if minimum is not None and value < minimum:
+        fail(field, value, f"must be >= {minimum:g}", error)
+    if maximum is not None and value > maximum:
+        fail(field, value, f"must be <= {maximum:g}", error)
+    return value
+
+
+def as_list(field: str, value: Any, *, length: int | None = None,
+            error: type[Exception] = InvalidInstance) -> list:
+    """A JSON array (list or tuple), optionally of a given length."""
+    if not isinstance(value, (list, tuple)):
+        fail(field, value, "must be a list", error)
+    if length is not None and len(value) != length:
+        raise error(f"{field}: has {len(value)} entries, expected {length}")
+    return list(value)
+
+
+def as_matrix(field: str, value: Any, size: int, *, zero_diagonal: bool = True,
+              error: type[Exception] = InvalidInstance) -> tuple[tuple[float, ...], ...]:
+    """A ``size`` x ``size`` matrix of finite numbers >= 0, as a tuple of tuples.
+
+    A traffic matrix's diagonal must be 0: a GPU never sends over the fabric to itself.
+    """
+    rows = as_list(field, value, length=size, error=error)
+    out = []
+    for i, row in enumerate(rows):
+        row = as_list(f"{field}[{i}]", row, length=size, error=error)
+        cells = []
+        for j, cell in enumerate(row):
+            x = as_float(f"{field}[{i}][{j}]", cell, minimum=0.0, error=error)
+            if zero_diagonal and i == j and x != 0:
+                fail(f"{field}[{i}][{j}]", x, "the diagonal must be 0 (no traffic to itself)", error)
+            cells.append(x)
+        out.append(tuple(cells))
+    return tuple(out)
+
+
+def as_id(field: str, value: Any, error: type[Exception] = InvalidInstance) -> str:
+    """A non-empty string identifier."""
+    if not isinstance(value, str) or not value:
+        fail(field, value, "must be a non-empty string", error)
+    return value

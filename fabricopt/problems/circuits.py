@@ -1,0 +1,244 @@
+"""``circuits`` — SiP-OCS circuit assignment (DESIGN.md §5.2).
+
+Q optical circuit switches each connect the N GPUs by one partial permutation;
+``c_ij`` circuits from GPU i to GPU j give that pair ``c_ij * circuit_gbps``. The
+objective, minimized, is the longest transfer time
+``max over T_ij > 0 of 8*T_ij / (c_ij * circuit_gbps * 1e9)``.
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML: High-Bandwidth Optical Network Interconnects for
+   Machine Learning Training", SIGCOMM 2021, §3.3 and Appendix A.2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import InvalidSolution
+from ._kind import CheckResult, ProblemKind, register_kind
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
+                        require)
+
+__all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit_counts",
+           "port_load_bound", "generate"]
+
+_INSTANCE_KEYS = ("problem", "switches", "circuit_gbps", "traffic_bytes")
+
+
+@dataclass(frozen=True)
+class CircuitsInstance:
+    """A SiP-OCS circuit-assignment instance.
+
+    Parameters
+    ----------
+    switches : int
+        Q, the number of optical circuit switches (>= 1); each GPU has one port on each.
+    circuit_gbps : float
+        Bandwidth of one circuit in 10^9 bit/s (> 0).
+    traffic_bytes : sequence of sequences of float
+        N x N bytes to move from GPU i to GPU j; entries >= 0, diagonal 0.
+
+    Examples
+    --------
+    >>> inst = CircuitsInstance(2, 100.0, [[0, 1e6], [2e6, 0]])
+    >>> inst.gpus
+    2
+    """
+
+    switches: int
+    circuit_gbps: float
+    traffic_bytes: tuple
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "switches", as_int("switches", self.switches, minimum=1))
+        set_(self, "circuit_gbps", as_float("circuit_gbps", self.circuit_gbps, positive=True))
+        rows = as_list("traffic_bytes", self.traffic_bytes)
+        if len(rows) < 1:
+            fail("traffic_bytes", self.traffic_bytes, "must have at least one row")
+        set_(self, "traffic_bytes", as_matrix("traffic_bytes", rows, len(rows)))
+
+    @property
+    def gpus(self) -> int:
+        """N, the number of GPUs (rows of ``traffic_bytes``)."""
+        return len(self.traffic_bytes)
+
+    @cached_property
+    def traffic(self) -> np.ndarray:
+        """``traffic_bytes`` as a read-only float array."""
+        a = np.array(self.traffic_bytes, dtype=float).reshape(self.gpus, self.gpus)
+        a.flags.writeable = False
+        return a
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "circuits", "switches": self.switches,
+                "circuit_gbps": self.circuit_gbps,
+                "traffic_bytes": [list(r) for r in self.traffic_bytes]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "CircuitsInstance":
+        reject_unknown_keys(data, _INSTANCE_KEYS)
+        return cls(require(data, "switches"), require(data, "circuit_gbps"),
+                   require(data, "traffic_bytes"))
+
+
+@dataclass(frozen=True)
+class CircuitsSolution:
+    """One partial permutation per switch.
+
+    ``configs[q][i] = j`` connects GPU i's port on switch q to GPU j's port (a circuit
+    i -> j); ``None`` leaves the port unused.
+    """
+
+    configs: tuple
+
+    def __post_init__(self):
+        configs = as_list("configs", self.configs, error=InvalidSolution)
+        out = []
+        for q, row in enumerate(configs):
+            row = as_list(f"configs[{q}]", row, error=InvalidSolution)
+            out.append(tuple(None if j is None else
+                             as_int(f"configs[{q}][{i}]", j, minimum=0, error=InvalidSolution)
+                             for i, j in enumerate(row)))
+        object.__setattr__(self, "configs", tuple(out))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"configs": [list(r) for r in self.configs]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "CircuitsSolution":
+        reject_unknown_keys(data, ("configs",), error=InvalidSolution)
+        return cls(require(data, "configs", InvalidSolution))
+
+
+def _validate_shape(instance: CircuitsInstance, solution: CircuitsSolution) -> None:
+    """Raise ``InvalidSolution`` if the solution names switches or GPUs that do not exist."""
+    if len(solution.configs) != instance.switches:
+        raise InvalidSolution(f"configs: has {len(solution.configs)} switches, "
+                              f"the instance has {instance.switches}")
+    n = instance.gpus
+    for q, row in enumerate(solution.configs):
+        if len(row) != n:
+            raise InvalidSolution(f"configs[{q}]: has {len(row)} ports, the instance has {n} GPUs")
+        for i, j in enumerate(row):
+            if j is not None and j >= n:
+                fail(f"configs[{q}][{i}]", j, f"unknown GPU (GPUs are 0..{n - 1})", InvalidSolution)
+
+
+def circuit_counts(instance: CircuitsInstance, solution: CircuitsSolution) -> np.ndarray:
+    """The N x N integer matrix ``c`` with ``c[i, j]`` = switches holding a circuit i -> j."""
+    _validate_shape(instance, solution)
+    counts = np.zeros((instance.gpus, instance.gpus), dtype=np.int64)
+    for row in solution.configs:
+        for i, j in enumerate(row):
+            if j is not None:
+                counts[i, j] += 1
+    return counts
+
+
+def check(instance: CircuitsInstance, solution: CircuitsSolution) -> CheckResult:
+    """Feasibility of ``solution``: each switch a partial permutation without
+    self-circuits, and every pair with traffic given at least one circuit.
+
+    Returns
+    -------
+    CheckResult
+        The first violated rule, in words, when infeasible.
+
+    Raises
+    ------
+    InvalidSolution
+        If the solution's shape does not match the instance or it names unknown GPUs.
+    """
+    _validate_shape(instance, solution)
+    for q, row in enumerate(solution.configs):
+        seen: dict[int, int] = {}
+        for i, j in enumerate(row):
+            if j is None:
+                continue
+            if j == i:
+                return CheckResult.violated(f"configs[{q}][{i}] = {j}: a circuit from GPU {i} to itself")
+            if j in seen:
+                return CheckResult.violated(
+                    f"configs[{q}]: GPUs {seen[j]} and {i} both connect to GPU {j}'s port")
+            seen[j] = i
+    counts = circuit_counts(instance, solution)
+    missing = np.argwhere((instance.traffic > 0) & (counts == 0))
+    if len(missing):
+        i, j = (int(v) for v in missing[0])
+        return CheckResult.violated(
+            f"traffic_bytes[{i}][{j}] = {float(instance.traffic[i, j])!r} has no circuit {i}->{j}")
+    return CheckResult.ok()
+
+
+def _max_time(instance: CircuitsInstance, counts: np.ndarray) -> float:
+    demanded = instance.traffic > 0
+    if not demanded.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        times = 8.0 * instance.traffic[demanded] / (counts[demanded] * instance.circuit_gbps * 1e9)
+    return float(times.max())
+
+
+def evaluate(instance: CircuitsInstance, solution: CircuitsSolution) -> float:
+    """The longest transfer time in seconds (``inf`` if a demanded pair has no circuit).
+
+    Examples
+    --------
+    >>> inst = CircuitsInstance(1, 8.0, [[0, 1e9], [0, 0]])
+    >>> evaluate(inst, CircuitsSolution([[1, None]]))
+    1.0
+    """
+    return _max_time(instance, circuit_counts(instance, solution))
+
+
+def port_load_bound(instance: CircuitsInstance) -> float:
+    """A lower bound on the optimum: the busiest port's bytes spread over all Q circuits.
+
+    If the max time is t then ``c_ij >= 8*T_ij / (t*b)``; the Q ports of GPU i give
+    ``sum_j c_ij <= Q``, so ``t >= 8 * sum_j T_ij / (Q*b)``, and likewise per column.
+    """
+    t = instance.traffic
+    if not (t > 0).any():
+        return 0.0
+    busiest = max(t.sum(axis=1).max(), t.sum(axis=0).max())
+    return float(8.0 * busiest / (instance.switches * instance.circuit_gbps * 1e9))
+
+
+def generate(seed: int = 0, gpus: int = 16, switches: int = 4, peers: int | None = None,
+             circuit_gbps: float = 400.0, mean_bytes: float = 32e6) -> CircuitsInstance:
+    """A feasible model-parallel traffic matrix: the union of ``peers`` random derangements.
+
+    Each GPU sends to at most ``peers`` (default ``switches // 2``, so that pairs can
+    get several circuits) others and receives from
+    at most as many, so a feasible circuit assignment exists; transfer sizes are
+    log-normal around ``mean_bytes``, as the layer outputs of a model-parallel split are.
+    """
+    gpus = as_int("gpus", gpus, minimum=2)
+    switches = as_int("switches", switches, minimum=1)
+    peers = max(1, switches // 2) if peers is None else as_int("peers", peers, minimum=1, maximum=switches)
+    rng = np.random.default_rng(seed)
+    traffic = np.zeros((gpus, gpus))
+    for _ in range(peers):
+        while True:
+            perm = rng.permutation(gpus)
+            if not np.any(perm == np.arange(gpus)):
+                break
+        sizes = rng.lognormal(mean=math.log(mean_bytes), sigma=1.0, size=gpus)
+        traffic[np.arange(gpus), perm] += np.round(sizes)
+    return CircuitsInstance(switches, circuit_gbps, traffic.tolist())
+
+
+KIND = register_kind(ProblemKind(
+    name="circuits", sense="min",
+    instance_type=CircuitsInstance, solution_type=CircuitsSolution,
+    instance_from_dict=CircuitsInstance.from_dict, solution_from_dict=CircuitsSolution.from_dict,
+    check=check, evaluate=evaluate, generate=generate, bound=port_load_bound,
+    size=lambda inst: inst.gpus, doc="SiP-OCS circuit assignment (min max transfer time)",
+))

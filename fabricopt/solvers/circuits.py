@@ -1,0 +1,28 @@
+"""Methods of the ``circuits`` kind: ``milp``, ``exact``, ``greedy``."""
+
+from __future__ import annotations
+
+from ..formulations import circuits as formulation
+from ..heuristics import circuits as heuristics
+from ..problems.circuits import CircuitsInstance
+from .milp import milp_method
+from .registry import register_method
+from .result import SolverOutput
+
+
+def exact(instance: CircuitsInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Ours: bisection on the max time + König decomposition; optimal, polynomial."""
+    return SolverOutput(heuristics.exact(instance), "optimal")
+
+
+def greedy(instance: CircuitsInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Baseline: each free circuit to the pair with the largest current transfer time."""
+    return SolverOutput(heuristics.greedy(instance), "feasible")
+
+
+milp = milp_method(formulation.build, warm_start_from=heuristics.greedy)
+
+register_method("circuits", "milp", milp, exact=True,
+                summary="SiP-ML App. A.2: a binary permutation per switch (PuLP + HiGHS)")
+register_method("circuits", "exact", exact, exact=True)
+register_method("circuits", "greedy", greedy)

@@ -1,0 +1,129 @@
+"""The circuits format: round trips, validation messages, checker rules, evaluation."""
+
+import json
+import math
+import re
+
+import pytest
+from hypothesis import given, strategies as st
+
+import fabricopt
+from fabricopt import InvalidInstance, InvalidSolution
+from fabricopt.problems import check, evaluate, instance_from_dict
+from fabricopt.problems.circuits import (CircuitsInstance, CircuitsSolution, circuit_counts,
+                                         generate, port_load_bound)
+
+BASE = {"problem": "circuits", "switches": 2, "circuit_gbps": 8.0,
+        "traffic_bytes": [[0, 1e9, 0], [0, 0, 2e9], [3e9, 0, 0]]}
+
+
+def with_(**changes):
+    data = json.loads(json.dumps(BASE))
+    data.update(changes)
+    return data
+
+
+def test_round_trip(tmp_path):
+    inst = instance_from_dict(BASE)
+    path = tmp_path / "c.json"
+    fabricopt.dump(inst, path)
+    assert fabricopt.load(path) == inst
+    assert json.loads(path.read_text()) == BASE
+
+
+@pytest.mark.parametrize("data, message", [
+    (with_(traffic_bytes=[[0, 1], [0, 0], [0, 0]]), r"traffic_bytes\[0\]: has 2 entries, expected 3"),
+    (with_(traffic_bytes=[[0, 1, 0], [0, 0, -5.0], [0, 0, 0]]), r"traffic_bytes\[1\]\[2\] = -5.0: must be >= 0"),
+    (with_(traffic_bytes=[[0, float("nan"), 0], [0, 0, 0], [0, 0, 0]]), r"traffic_bytes\[0\]\[1\] = nan: must be finite"),
+    (with_(traffic_bytes=[[0, 0, 0], [0, float("inf"), 0], [0, 0, 0]]), r"traffic_bytes\[1\]\[1\] = inf: must be finite"),
+    (with_(traffic_bytes=[[1, 0], [0, 0]]), r"traffic_bytes\[0\]\[0\] = 1.0: the diagonal must be 0"),
+    (with_(traffic_bytes=[]), r"traffic_bytes = \(\): must have at least one row|traffic_bytes = \[\]"),
+    (with_(traffic_bytes="x"), r"traffic_bytes = 'x': must be a list"),
+    (with_(switches=0), r"switches = 0: must be >= 1"),
+    (with_(switches=1.5), r"switches = 1.5: must be an integer"),
+    (with_(switches=True), r"switches = True: must be an integer"),
+    (with_(circuit_gbps=0), r"circuit_gbps = 0.0: must be > 0"),
+    (with_(circuit_gbps="fast"), r"circuit_gbps = 'fast': must be a number"),
+    (with_(problem="circuit"), r"problem = 'circuit': unknown problem kind"),
+    (with_(extra=1), r"extra: unknown field"),
+    ({k: v for k, v in BASE.items() if k != "switches"}, r"switches: missing required field"),
+])
+def test_invalid_instances_name_field_and_value(data, message):
+    with pytest.raises(InvalidInstance, match=message):
+        instance_from_dict(data)
+
+
+def test_json_nan_literal_is_rejected(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text('{"problem": "circuits", "switches": 1, "circuit_gbps": NaN, "traffic_bytes": [[0]]}')
+    with pytest.raises(InvalidInstance, match="NaN: numbers must be finite"):
+        fabricopt.load(path)
+
+
+def test_not_json(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text("{nope")
+    with pytest.raises(InvalidInstance, match="not valid JSON"):
+        fabricopt.load(path)
+
+
+INST = instance_from_dict(BASE)
+
+
+@pytest.mark.parametrize("configs, reason", [
+    ([[1, 2, 0], [None, None, None]], None),
+    ([[1, 2, 0], [None, None, 0]], None),
+    ([[0, 2, 0], [1, None, None]], r"configs\[0\]\[0\] = 0: a circuit from GPU 0 to itself"),
+    ([[2, 2, 0], [None, None, None]], r"configs\[0\]: GPUs 0 and 1 both connect to GPU 2.s port"),
+    ([[1, None, 0], [None, None, None]], r"traffic_bytes\[1\]\[2\] = 2000000000.0 has no circuit 1->2"),
+])
+def test_checker_rules(configs, reason):
+    verdict = check(INST, CircuitsSolution(configs))
+    assert verdict.feasible is (reason is None)
+    if reason:
+        assert re.search(reason, verdict.reason)
+
+
+@pytest.mark.parametrize("configs, message", [
+    ([[1, 2, 0]], r"configs: has 1 switches, the instance has 2"),
+    ([[1, 2], [None, None]], r"configs\[0\]: has 2 ports, the instance has 3 GPUs"),
+    ([[1, 2, 7], [None, None, None]], r"configs\[0\]\[2\] = 7: unknown GPU"),
+    ([[1, 2, -1], [None, None, None]], r"configs\[0\]\[2\] = -1: must be >= 0"),
+    ([[1, 2, "a"], [None, None, None]], r"configs\[0\]\[2\] = 'a': must be an integer"),
+])
+def test_invalid_solutions(configs, message):
+    with pytest.raises(InvalidSolution, match=message):
+        check(INST, CircuitsSolution(configs))
+
+
+def test_evaluate_is_max_transfer_time():
+    # 1e9 B over 1 circuit of 8 Gbps = 1 s; 2e9 B over 1 = 2 s; 3e9 over 2 circuits = 1.5 s
+    sol = CircuitsSolution([[1, 2, 0], [None, None, 0]])
+    assert check(INST, sol)
+    assert evaluate(INST, sol) == pytest.approx(2.0)
+    assert circuit_counts(INST, sol)[2, 0] == 2
+
+
+def test_no_traffic_scores_zero():
+    inst = CircuitsInstance(1, 1.0, [[0, 0], [0, 0]])
+    assert evaluate(inst, CircuitsSolution([[None, None]])) == 0.0
+    assert port_load_bound(inst) == 0.0
+
+
+def test_infeasible_solution_scores_inf():
+    assert math.isinf(evaluate(INST, CircuitsSolution([[None] * 3, [None] * 3])))
+
+
+@given(seed=st.integers(0, 10**6), gpus=st.integers(2, 12), switches=st.integers(1, 4))
+def test_generator_is_valid_seeded_and_feasible(seed, gpus, switches):
+    a = generate(seed, gpus=gpus, switches=switches)
+    assert a == generate(seed, gpus=gpus, switches=switches)
+    assert ((a.traffic > 0).sum(axis=1) <= switches).all()
+    assert instance_from_dict(json.loads(fabricopt.dump(a))) == a
+
+
+def test_generator_rejects_bad_sizes():
+    with pytest.raises(InvalidInstance, match="gpus = 1: must be >= 2"):
+        generate(0, gpus=1)
+    with pytest.raises(ValueError, match="colour: not a size option of the circuits generator"):
+        fabricopt.generate("circuits", colour=3)

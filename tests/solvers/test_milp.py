@@ -1,0 +1,72 @@
+"""The MILP adapter reads truth from highspy, not from PuLP's status."""
+
+import pulp
+import pytest
+
+from fabricopt import SolverUnavailable
+from fabricopt.formulations._model import new_problem
+from fabricopt.solvers.milp import cbc_available, run_milp
+
+
+def knapsack(n=60, sense="max"):
+    p = new_problem("knap", sense)
+    x = p.add_variable_dicts("x", range(n), 0, 1, pulp.LpInteger)
+    w = [((7 * i) % 23) + 5 for i in range(n)]
+    v = [((11 * i) % 29) + 3 for i in range(n)]
+    p += pulp.lpSum(v[i] * x[i] for i in range(n)) * (1 if sense == "max" else -1)
+    p += pulp.lpSum(w[i] * x[i] for i in range(n)) <= sum(w) // 3
+    return p
+
+
+def test_maximization_objective_and_bound_are_not_negated():
+    run = run_milp(knapsack(20))
+    assert run.status == "optimal"
+    assert run.objective > 0 and run.bound == pytest.approx(run.objective)
+
+
+def test_objective_constant_is_kept():
+    p = new_problem("c", "min")
+    x = p.add_variable("x", 1, 5, pulp.LpInteger)
+    p += x + 10
+    run = run_milp(p)
+    assert run.objective == pytest.approx(11.0) and run.values["x"] == pytest.approx(1)
+
+
+def test_infeasible_is_reported():
+    p = new_problem("inf", "min")
+    x = p.add_variable("x", 0, 1, pulp.LpInteger)
+    p += x
+    p += x >= 2
+    assert run_milp(p).status == "infeasible"
+
+
+def test_time_limit_is_not_reported_optimal():
+    # A hard equality knapsack that HiGHS cannot close in 0.05 s.
+    p = new_problem("hard", "max")
+    n = 120
+    x = p.add_variable_dicts("x", range(n), 0, 1, pulp.LpInteger)
+    w = [(i * 7919) % 1009 + 1000 for i in range(n)]
+    p += pulp.lpSum((w[i] + (i % 7)) * x[i] for i in range(n))
+    p += pulp.lpSum(w[i] * x[i] for i in range(n)) <= sum(w) // 2 + 1
+    run = run_milp(p, time_limit=0.05)
+    assert run.status in ("feasible", "no_solution", "optimal")
+    if run.status == "feasible":
+        assert run.bound >= run.objective
+
+
+def test_warm_start_is_used():
+    p = knapsack(30)
+    start = {f"x_{i}": 0.0 for i in range(30)}
+    run = run_milp(p, warm_start=start, time_limit=5)
+    assert run.status == "optimal"
+
+
+def test_unknown_backend():
+    with pytest.raises(SolverUnavailable, match="backend = 'gurobi'"):
+        run_milp(knapsack(3), backend="gurobi")
+
+
+@pytest.mark.skipif(not cbc_available(), reason="PuLP's CBC binary is not installed")
+def test_cbc_agrees_with_highs():
+    assert run_milp(knapsack(25), backend="cbc").objective == pytest.approx(
+        run_milp(knapsack(25)).objective)

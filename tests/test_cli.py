@@ -1,0 +1,94 @@
+"""The ``fabricopt`` command: pipes, exit codes, one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fabricopt.cli import main
+
+
+def run(*args, stdin=None):
+    proc = subprocess.run([sys.executable, "-m", "fabricopt", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_generate_pipe_solve_json_prints_envelope_only():
+    code, inst, _ = run("generate", "circuits", "--seed", "3")
+    assert code == 0
+    code, out, err = run("solve", "-", "--method", "exact", "--json", stdin=inst)
+    assert code == 0, err
+    envelope = json.loads(out)  # nothing but the envelope on stdout
+    assert envelope["status"] == "optimal" and envelope["problem"] == "circuits"
+
+
+def test_milp_json_stdout_has_no_highs_banner(tmp_path):
+    path = tmp_path / "i.json"
+    assert main(["generate", "circuits", "--seed", "1", "--gpus", "6", "--out", str(path)]) == 0
+    code, out, err = run("solve", str(path), "--method", "milp", "--json")
+    assert code == 0, err
+    assert json.loads(out)["status"] == "optimal"
+
+
+def test_check_accepts_envelope_and_bare_solution(tmp_path, capsys):
+    inst = tmp_path / "i.json"
+    res = tmp_path / "r.json"
+    main(["generate", "circuits", "--seed", "2", "--gpus", "6", "--switches", "2", "--out", str(inst)])
+    assert main(["solve", str(inst), "--method", "greedy", "--out", str(res)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(inst), str(res), "--json"]) == 0
+    verdict = json.loads(capsys.readouterr().out)
+    assert verdict["feasible"] and verdict["reason"] is None and verdict["objective"] > 0
+    bare = tmp_path / "s.json"
+    bare.write_text(json.dumps(json.loads(res.read_text())["solution"]))
+    assert main(["check", str(inst), str(bare)]) == 0
+    assert capsys.readouterr().out.startswith("feasible: objective (min)")
+    empty = tmp_path / "e.json"
+    n = len(json.loads(inst.read_text())["traffic_bytes"])
+    empty.write_text(json.dumps({"configs": [[None] * n] * 2}))
+    assert main(["check", str(inst), str(empty), "--json"]) == 1
+    assert "has no circuit" in json.loads(capsys.readouterr().out)["reason"]
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"problem": "circuits", "switches": 2, "circuit_gbps": 1, "traffic_bytes": [[0, -5], [0, 0]]}',
+     "traffic_bytes[0][1] = -5.0: must be >= 0"),
+    ('{"problem": "circuits", "switches": 0, "circuit_gbps": 1, "traffic_bytes": [[0]]}',
+     "switches = 0: must be >= 1"),
+    ('{"problem": "nope"}', "problem = 'nope': unknown problem kind"),
+    ("[1, 2", "not valid JSON"),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, content, message):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, out, err = run("solve", str(path), "--method", "exact")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_bad_solution_exits_2(tmp_path):
+    inst = tmp_path / "i.json"
+    main(["generate", "circuits", "--seed", "2", "--gpus", "4", "--switches", "2", "--out", str(inst)])
+    sol = tmp_path / "s.json"
+    sol.write_text('{"configs": [[9, null, null, null], [null, null, null, null]]}')
+    code, _, err = run("check", str(inst), str(sol))
+    assert code == 2 and "configs[0][0] = 9: unknown GPU" in err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["solve", "x.json", "--method", "exact"], "x.json: cannot read"),
+    (["generate", "circuits", "--colour", "3"], "--colour: not a size option of circuits"),
+    (["generate", "circuits", "--gpus", "many"], "--gpus = 'many': must be a int"),
+    (["methods", "nope"], "problem = 'nope': unknown problem kind"),
+])
+def test_usage_errors(args, message, capsys):
+    assert main(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_methods_lists_circuits(capsys):
+    assert main(["methods", "circuits"]) == 0
+    out = capsys.readouterr().out
+    assert "exact" in out and "milp" in out and "greedy" in out
