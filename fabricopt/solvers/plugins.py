@@ -35,7 +35,6 @@ import os
 import sys
 import types
 import warnings
-from importlib import metadata
 from pathlib import Path
 
 from . import registry
@@ -66,6 +65,8 @@ def load_plugins() -> None:
 
 
 def _entry_points():
+    from importlib import metadata  # 15 ms: only when the registry is first used
+
     try:
         found = metadata.entry_points(group=ENTRY_POINT_GROUP)
     except Exception as exc:  # a corrupt installed distribution must not break the registry

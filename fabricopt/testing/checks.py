@@ -234,7 +234,7 @@ def _compare(label: str, sense: str, result: Result, reference: Result) -> None:
     """Hold ``result`` against an exact method's ``reference`` on the same instance."""
     ref = f"exact method {reference.method!r}"
     if reference.status == "error":
-        _fail(reference.problem + "/" + reference.method, f"status error: {reference.message}")
+        _fail(label, f"cannot be compared: {ref} failed on this instance: {reference.message}")
     if reference.status == "infeasible" and result.solution is not None:
         _fail(label, f"has a feasible solution but {ref} reported infeasible "
                      f"({reference.message})")

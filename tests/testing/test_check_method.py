@@ -109,6 +109,14 @@ def test_better_than_a_proven_optimum_exposes_the_false_proof(temporary_method):
         check_method("circuits", "exact", examples=EXAMPLES, references=["fake-exact"])
 
 
+def test_a_failing_reference_is_reported_as_such(temporary_method):
+    temporary_method("circuits", "broken-exact", raises, exact=True)
+    with pytest.raises(MethodCheckError, match=r"^circuits/greedy: cannot be compared: exact "
+                                               r"method 'broken-exact' failed on this instance: "
+                                               r"method 'broken-exact' raised RuntimeError"):
+        check_method("circuits", "greedy", examples=5, references=["broken-exact"])
+
+
 def test_correct_methods_pass(temporary_method):
     temporary_method("circuits", "ones", one_circuit_each)
     temporary_method("circuits", "shuffled", shuffles_with_its_seed)
