@@ -4,7 +4,8 @@ Variables ``x[q,i,j]`` in {0,1}: switch q connects GPU i to GPU j (``x[q,i,i] = 
 marks port i of switch q unused, so every switch is a full permutation), and the
 normalized rate ``t >= 0``. With ``T̂ = T / max T`` and ``c_ij = sum_q x[q,i,j]``::
 
-    maximize t   s.t.   sum_j x[q,i,j] = 1,  sum_i x[q,i,j] = 1,   c_ij >= t * T̂_ij  (T_ij > 0)
+    maximize t   s.t.   sum_j x[q,i,j] = 1,  sum_i x[q,i,j] = 1,
+                        c_ij >= t * T̂_ij  and  c_ij >= 1   (T_ij > 0)
 
 which maximizes ``min c_ij / T̂_ij``, i.e. minimizes the longest transfer time
 ``8 * T_max / (t * circuit_gbps * 1e9)``.
@@ -58,8 +59,11 @@ def build(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> Milp
     for i in range(n):
         for j in range(n):
             if i != j and traffic[i, j] > 0:
-                prob += (pulp.lpSum(x[q, i, j] for q in range(Q))
-                         >= (traffic[i, j] / t_max) * t), f"rate_{i}_{j}"
+                circuits = pulp.lpSum(x[q, i, j] for q in range(Q))
+                prob += circuits >= (traffic[i, j] / t_max) * t, f"rate_{i}_{j}"
+                # Implied by the rate row when t > 0, but a pair with T̂_ij below the
+                # solver's feasibility tolerance (1e-6) would otherwise get no circuit.
+                prob += circuits >= 1, f"demand_{i}_{j}"
     if symmetry_breaking:
         used = [pulp.lpSum(x[q, i, j] for i in range(n) for j in range(n) if i != j)
                 for q in range(Q)]

@@ -2,7 +2,9 @@
 
 Built-in methods register themselves when their wiring module in
 ``fabricopt.solvers`` is imported; the list below is imported on first use so that
-``import fabricopt`` stays light.
+``import fabricopt`` stays light. Plug-in methods are found on first use as well
+(:mod:`fabricopt.solvers.plugins`): entry points of the ``fabricopt.methods`` group,
+then the modules or files named by ``FABRICOPT_PLUGINS``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class Method:
 
 _METHODS: dict[tuple[str, str], Method] = {}
 _loaded = False
+# The plug-in being loaded, if any: methods registered meanwhile are credited to it and
+# may not replace a method someone else registered.
+_loading_source: str | None = None
 
 
 def _first_doc_line(fn) -> str:
@@ -62,13 +67,73 @@ def _first_doc_line(fn) -> str:
     return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
-def register_method(kind: str, name: str, fn: Callable[..., Any], *, exact: bool = False,
-                    bound_only: bool = False, summary: str | None = None,
-                    source: str = "builtin") -> Method:
-    """Register ``fn`` as method ``name`` for problem ``kind`` and return the record.
+def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, *,
+                    exact: bool = False, bound_only: bool = False, summary: str | None = None,
+                    source: str | None = None):
+    """Register ``fn`` as method ``name`` of problem ``kind``; without ``fn``, a decorator.
 
-    Registering a name twice replaces the earlier method.
+    Parameters
+    ----------
+    kind : str
+        A registered problem kind (``fabricopt.kinds()``).
+    name : str
+        The method's name, as given to ``solve(..., method=name)`` and the CLI.
+    fn : callable, optional
+        ``fn(instance)`` or ``fn(instance, *, time_limit=None, seed=0, **options)``,
+        returning a solution of the kind, a
+        :class:`~fabricopt.solvers.result.SolverOutput`, or None (no solution); it may
+        raise ``InfeasibleInstance`` when it proves that no solution exists. ``solve``
+        passes ``time_limit`` and ``seed`` only if the signature accepts them.
+    exact : bool
+        True if the method proves optimality when it finishes (status ``"optimal"``).
+    bound_only : bool
+        True if the method only computes a bound and returns no solution.
+    summary : str, optional
+        One line for ``fabricopt methods``; by default the docstring's first line.
+    source : str, optional
+        Who provides the method; by default ``"builtin"`` for fabricopt's own modules,
+        the distribution while a plug-in loads, else the function's module.
+
+    Returns
+    -------
+    Method or decorator
+        The :class:`Method` record; in decorator form the decorator returns ``fn``
+        itself, unchanged, so it stays callable.
+
+    Raises
+    ------
+    InvalidInstance
+        If ``kind`` is not a registered problem kind.
+    ValueError
+        If a plug-in tries to replace a method that another source registered.
+
+    Notes
+    -----
+    Registering a name twice replaces the earlier method, except while a plug-in
+    loads: a plug-in cannot shadow a built-in method or another plug-in's.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.circuits import CircuitsSolution
+    >>> @register_method("circuits", "idle")
+    ... def idle(instance):
+    ...     "Leaves every port unused (feasible only without traffic)."
+    ...     return CircuitsSolution([[None] * instance.gpus] * instance.switches)
+    >>> get_method("circuits", "idle").summary
+    'Leaves every port unused (feasible only without traffic).'
+    >>> _ = _METHODS.pop(("circuits", "idle"))
     """
+    if fn is None:
+        def decorator(f: Callable[..., Any]) -> Callable[..., Any]:
+            register_method(kind, name, f, exact=exact, bound_only=bound_only,
+                            summary=summary, source=source)
+            try:  # lets an entry point naming f know that importing it registered it
+                f.__fabricopt_methods__ = getattr(f, "__fabricopt_methods__", ()) + ((kind, name),)
+            except (AttributeError, TypeError):
+                pass
+            return f
+        return decorator
+
     from ..problems import get_kind
 
     get_kind(kind)  # unknown kinds fail here, with the list of known ones
@@ -76,10 +141,22 @@ def register_method(kind: str, name: str, fn: Callable[..., Any], *, exact: bool
         raise ValueError(f"name = {name!r}: must be a non-empty string")
     if not callable(fn):
         raise TypeError(f"fn = {fn!r}: must be callable")
+    # Built-ins first, so that a user's registration replaces a built-in, not vice versa.
+    _ensure_loaded()
+    if source is None:
+        source = _loading_source or _default_source(fn)
+    earlier = _METHODS.get((kind, name))
+    if _loading_source is not None and earlier is not None and earlier.source != source:
+        raise ValueError(f"method {kind}/{name} is already registered by {earlier.source}")
     method = Method(kind, name, fn, exact, bound_only,
                     summary if summary is not None else _first_doc_line(fn), source)
     _METHODS[(kind, name)] = method
     return method
+
+
+def _default_source(fn) -> str:
+    module = getattr(fn, "__module__", None) or "unknown"
+    return "builtin" if module == "fabricopt" or module.startswith("fabricopt.") else module
 
 
 def _ensure_loaded() -> None:
@@ -89,6 +166,9 @@ def _ensure_loaded() -> None:
     _loaded = True
     for module in _BUILTIN_MODULES:
         importlib.import_module(module)
+    from .plugins import load_plugins
+
+    load_plugins()
 
 
 def get_method(kind: str, name: str) -> Method:

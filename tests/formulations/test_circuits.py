@@ -37,3 +37,14 @@ def test_time_limited_milp_keeps_warm_start():
     assert milp.status in ("optimal", "feasible")
     assert milp.objective <= greedy.objective * (1 + 1e-9)
     assert milp.bound is not None and milp.bound <= milp.objective * (1 + 1e-9)
+
+
+def test_milp_serves_a_pair_far_below_the_largest():
+    # T̂ = 1 / 2e6 is below HiGHS's feasibility tolerance: without an explicit
+    # "at least one circuit" row the MILP left pair 0->1 unserved (found by check_method).
+    from fabricopt.problems.circuits import CircuitsInstance
+
+    inst = CircuitsInstance(2, 400.0, [[0, 1.0, 2e6], [0, 0, 0], [0, 0, 0]])
+    milp = fabricopt.solve(inst, "milp", warm_start=False)
+    assert milp.status == "optimal" and check(inst, milp.solution)
+    assert milp.objective == pytest.approx(fabricopt.solve(inst, "exact").objective, rel=1e-9)
