@@ -401,9 +401,10 @@ def allocate_rings(instance: TopologyInstance, ar_degree: int) -> list[RingClass
     at each member; a class wants ``max(1, round(ar_degree/2 * bytes / busiest member's
     bytes))`` jumps (TopoOpt §4.2: in proportion to traffic; the artifact's formula is
     inverted). Classes get one jump each while their members have interfaces, then the
-    rest of what they want, the all-server class first, then by bytes. Some ring must span every server, so that the graph is connected (the
-    artifact's ``all_ring`` rule): without an all-server group a plain ring
-    ``0, 1, ..., n-1`` takes two interfaces first.
+    rest of what they want, the all-server class first, then by bytes. Some ring must
+    span every server, so that the graph is connected (the artifact's ``all_ring``
+    rule): without an all-server group a plain ring ``0, 1, ..., n-1`` takes two
+    interfaces first.
 
     Returns
     -------

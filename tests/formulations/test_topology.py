@@ -1,13 +1,11 @@
 """The topology MILP: hand-solved optima, never worse than a heuristic, CBC == HiGHS."""
 
 import numpy as np
-import pulp
 import pytest
 from hypothesis import given, settings, strategies as st
 
 import fabricopt
 from fabricopt.formulations.topology import build, is_exact, ring_candidates
-from fabricopt.heuristics.topoopt import topoopt
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.topology import TopologyInstance, generate, lower_bound
 from fabricopt.solvers.milp import cbc_available
@@ -69,13 +67,14 @@ def model_values(model, start):
 
 
 @settings(max_examples=10)
-@given(seed=st.integers(0, 10**6), n=st.integers(2, 6), d=st.integers(2, 4))
-def test_every_heuristic_solution_is_a_point_of_the_model(seed, n, d):
-    # encode() maps topoopt's answer into the model and every constraint holds: the
+@given(seed=st.integers(0, 10**6), n=st.integers(2, 6), d=st.integers(2, 4),
+       method=st.sampled_from(HEURISTICS))
+def test_every_heuristic_solution_is_a_point_of_the_model(seed, n, d, method):
+    # encode() maps a heuristic's answer into the model and every constraint holds: the
     # model does not cut off feasible solutions; decode() gives it back no worse.
     inst = generate(seed, servers=n, degree=d)
     model = build(inst)
-    heuristic = topoopt(inst)
+    heuristic = fabricopt.solve(inst, method).solution
     start = model.encode(heuristic)
     model_values(model, start)
     assert all(c.valid(1e-7) for c in model.problem.constraints.values())
