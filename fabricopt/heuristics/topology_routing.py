@@ -1,0 +1,211 @@
+"""Shared pieces of the ``topology`` heuristics: shortest-path routing, assembling a
+solution from link counts, rings and routes, and the degree-1 case.
+
+Every heuristic of the kind builds an n x n symmetric matrix of link counts, a list of
+:class:`~fabricopt.problems.topology.Ring` and a :class:`RouteBook` of paths, then
+calls :func:`assemble`.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from ..errors import InfeasibleInstance
+from ..problems.topology import Ring, TopologyInstance, TopologySolution, ring_traffic
+
+__all__ = ["ShortestPaths", "RouteBook", "route_shortest", "plain_rings", "assemble",
+           "degree_one_solution", "add_links"]
+
+
+class ShortestPaths:
+    """Shortest paths on a link-count matrix, with a seeded choice among equal ones.
+
+    Parameters
+    ----------
+    counts : array of int, shape (n, n)
+        Symmetric parallel-link counts; a pair is adjacent when its count is > 0.
+    rng : numpy.random.Generator
+        Orders the predecessors when several shortest paths exist.
+
+    Examples
+    --------
+    >>> counts = np.array([[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]])
+    >>> sp = ShortestPaths(counts, np.random.default_rng(0))
+    >>> sorted(sp.paths(0, 2, k=4))
+    [(0, 1, 2), (0, 3, 2)]
+    """
+
+    def __init__(self, counts: np.ndarray, rng: np.random.Generator):
+        self._neighbours = [np.flatnonzero(row).tolist() for row in np.asarray(counts)]
+        self._rng = rng
+        self._dist: dict[int, np.ndarray] = {}
+
+    def distances(self, src: int) -> np.ndarray:
+        """Hop counts from ``src`` (-1 where unreachable), by breadth-first search."""
+        if src not in self._dist:
+            dist = np.full(len(self._neighbours), -1, dtype=np.int64)
+            dist[src] = 0
+            queue = deque([src])
+            while queue:
+                u = queue.popleft()
+                for v in self._neighbours[u]:
+                    if dist[v] < 0:
+                        dist[v] = dist[u] + 1
+                        queue.append(v)
+            self._dist[src] = dist
+        return self._dist[src]
+
+    def paths(self, src: int, dst: int, k: int) -> list[tuple[int, ...]]:
+        """Up to ``k`` distinct shortest paths src -> dst (empty if dst is unreachable)."""
+        dist = self.distances(src)
+        if dist[dst] < 0:
+            return []
+        found: list[tuple[int, ...]] = []
+        # Walk back from dst over predecessors (one hop closer to src); every such walk
+        # reaches src, so the first k walks are k distinct shortest paths.
+        stack = [(dst, (dst,))]
+        while stack and len(found) < k:
+            v, suffix = stack.pop()
+            if v == src:
+                found.append(suffix)
+                continue
+            preds = [u for u in self._neighbours[v] if dist[u] == dist[v] - 1]
+            for u in self._rng.permutation(preds)[::-1]:
+                stack.append((int(u), (int(u),) + suffix))
+        return found
+
+
+class RouteBook:
+    """Bytes per (src, dst, path), turned into routes with fractions at the end.
+
+    Examples
+    --------
+    >>> book = RouteBook()
+    >>> book.add(0, 2, [(0, 1, 2), (0, 3, 2)], 3.0)
+    >>> book.add(0, 2, [(0, 2)], 2.0)
+    >>> book.routes()[0]["paths"][0]
+    {'nodes': [0, 1, 2], 'fraction': 0.3}
+    """
+
+    def __init__(self):
+        self._bytes: dict[tuple[int, int], dict[tuple[int, ...], float]] = {}
+
+    def add(self, src: int, dst: int, paths: Sequence[Sequence[int]], volume: float) -> None:
+        """Send ``volume`` bytes src -> dst split evenly over ``paths``."""
+        if volume <= 0:
+            return
+        if not paths:
+            raise ValueError(f"no path from {src} to {dst}")
+        per_path = volume / len(paths)
+        entry = self._bytes.setdefault((src, dst), {})
+        for path in paths:
+            key = tuple(int(v) for v in path)
+            entry[key] = entry.get(key, 0.0) + per_path
+
+    def routes(self) -> list[dict]:
+        """The routes of DESIGN.md §5.4, pairs and paths in a fixed order."""
+        out = []
+        for (src, dst), paths in sorted(self._bytes.items()):
+            total = sum(paths.values())
+            out.append({"src": src, "dst": dst,
+                        "paths": [{"nodes": list(p), "fraction": b / total}
+                                  for p, b in sorted(paths.items())]})
+        return out
+
+
+def route_shortest(book: RouteBook, counts: np.ndarray, demand: np.ndarray, *, paths: int,
+                   rng: np.random.Generator) -> None:
+    """Route every positive ``demand[s, t]`` over up to ``paths`` equal-length shortest
+    paths of ``counts``, split evenly.
+
+    Raises
+    ------
+    InfeasibleInstance
+        If some demanded pair is not connected (the caller's topology is at fault).
+    """
+    sp = ShortestPaths(counts, rng)
+    for s, t in np.argwhere(demand > 0):
+        s, t = int(s), int(t)
+        found = sp.paths(s, t, paths)
+        if not found:
+            raise InfeasibleInstance(f"servers {s} and {t} have demand but are not connected")
+        book.add(s, t, found, float(demand[s, t]))
+
+
+def plain_rings(instance: TopologyInstance) -> list[Ring]:
+    """Each group's members in ascending order, both directions, half the bytes each."""
+    rings = []
+    for k, group in enumerate(instance.allreduce):
+        order = sorted(group.members)
+        rings += [Ring(k, order, 0.5), Ring(k, order[::-1], 0.5)]
+    return rings
+
+
+def _canonical(order: Sequence[int]) -> tuple[int, ...]:
+    """The same cyclic order starting at its smallest member."""
+    start = int(np.argmin(order))
+    return tuple(int(v) for v in order[start:]) + tuple(int(v) for v in order[:start])
+
+
+def assemble(counts: np.ndarray, rings: Iterable[Ring], book: RouteBook) -> TopologySolution:
+    """A solution from symmetric link counts, rings (equal cyclic orders merged) and routes."""
+    counts = np.asarray(counts)
+    links = [[int(i), int(j), int(counts[i, j])] for i, j in np.argwhere(np.triu(counts, 1) > 0)]
+    shares: dict[tuple[int, tuple[int, ...]], float] = {}
+    for ring in rings:
+        key = (ring.group, _canonical(ring.order))
+        shares[key] = shares.get(key, 0.0) + ring.share
+    merged = [{"group": g, "order": list(order), "share": share}
+              for (g, order), share in sorted(shares.items())]
+    return TopologySolution(links, merged, book.routes())
+
+
+def add_links(counts: np.ndarray, i: int, j: int, copies: int = 1) -> None:
+    """Add ``copies`` links between i and j to a symmetric count matrix (in place)."""
+    counts[i, j] += copies
+    counts[j, i] += copies
+
+
+def degree_one_solution(instance: TopologyInstance) -> TopologySolution:
+    """The only kind of solution with one interface per server: a matching.
+
+    With ``degree = 1`` every server has at most one neighbour, so no path is longer
+    than one hop: every pair with demand must be linked directly, the demanded pairs
+    must form a matching, and an AllReduce group of three or more members with bytes
+    can never be served (its members each send to a successor and receive from a
+    different predecessor).
+
+    Raises
+    ------
+    InfeasibleInstance
+        With the rule that fails, when no solution exists.
+    """
+    rings = []
+    for k, group in enumerate(instance.allreduce):
+        if len(group.members) > 2 and group.bytes > 0:
+            raise InfeasibleInstance(
+                f"allreduce[{k}] has {len(group.members)} members but degree = 1: a server "
+                f"can reach only its one neighbour, and a ring of 3 or more needs two")
+        rings.append(Ring(k, sorted(group.members), 1.0))
+    demand = instance.traffic + ring_traffic(instance, rings)
+    n = instance.servers
+    partner = [-1] * n
+    counts = np.zeros((n, n), dtype=np.int64)
+    for s, t in np.argwhere((demand + demand.T) > 0):
+        s, t = int(s), int(t)
+        if s > t:
+            continue
+        for a, b in ((s, t), (t, s)):
+            if partner[a] not in (-1, b):
+                raise InfeasibleInstance(
+                    f"server {a} has demand with servers {partner[a]} and {b} but "
+                    f"degree = 1 links it to one server only")
+        partner[s], partner[t] = t, s
+        counts[s, t] = counts[t, s] = 1
+    book = RouteBook()
+    for s, t in np.argwhere(demand > 0):
+        book.add(int(s), int(t), [(int(s), int(t))], float(demand[s, t]))
+    return assemble(counts, rings, book)

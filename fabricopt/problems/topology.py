@@ -1,0 +1,683 @@
+"""``topology`` — TopoOpt direct-connect topology and routing (DESIGN.md §5.4).
+
+``servers`` servers each have ``degree`` interfaces. A solution links them (an
+undirected link ``[i, j, count]`` uses ``count`` interfaces at each end and carries
+``count * link_gbps`` in each direction), picks one or more ring orders per
+AllReduce group (AllReduce is *mutable*: any cyclic order of the members works, and
+the group's bytes may be split over several rings by ``share``), and routes every
+demand over explicit paths. Ring-AllReduce of ``bytes`` over ``g`` members sends
+``share * 2*(g-1)/g * bytes`` from each member to its successor in each ring.
+The objective, minimized, is the busiest directed link's time
+``max over i->j of 8*load(i->j) / (count_ij * link_gbps * 1e9)``.
+
+References
+----------
+.. [1] W. Wang et al., "TopoOpt: Co-optimizing Network Topology and Parallelization
+   Strategy for Distributed Training Jobs", NSDI 2023 (arXiv 2202.00433), §3 and §4.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import InvalidInstance, InvalidSolution
+from ._kind import CheckResult, ProblemKind, register_kind
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
+                        require)
+
+__all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "TopologySolution",
+           "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads", "mean_hops",
+           "ring_bytes_per_member", "lower_bound", "generate"]
+
+_INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
+_SOLUTION_KEYS = ("links", "rings", "routes")
+# DESIGN.md §5: feasibility tolerance, relative.
+_RTOL = 1e-9
+
+
+@contextlib.contextmanager
+def _within(prefix: str, error: type[Exception]):
+    """Prefix the field named by a nested object's validation message with ``prefix``."""
+    try:
+        yield
+    except error as exc:
+        message = str(exc)
+        # fail("", value, rule) names the object itself: " = value: rule"
+        raise error(prefix + message if message.startswith(" ") else f"{prefix}.{message}") from None
+
+
+def _server_list(field: str, value: Any, error: type[Exception], *, distinct: bool,
+                 min_length: int) -> tuple[int, ...]:
+    items = as_list(field, value, error=error)
+    out = tuple(as_int(f"{field}[{k}]", v, minimum=0, error=error) for k, v in enumerate(items))
+    if len(out) < min_length:
+        fail(field, list(out), f"needs at least {min_length} servers", error)
+    if distinct and len(set(out)) != len(out):
+        seen = set()
+        repeated = next(v for v in out if v in seen or seen.add(v))
+        fail(field, list(out), f"repeats server {repeated}", error)
+    return out
+
+
+def ring_bytes_per_member(group: "AllReduceGroup") -> float:
+    """Bytes each member sends in ring-AllReduce over all its rings: ``2*(g-1)/g * bytes``.
+
+    Examples
+    --------
+    >>> ring_bytes_per_member(AllReduceGroup([0, 1, 2, 3], 4e9))
+    6000000000.0
+    """
+    g = len(group.members)
+    return 2.0 * (g - 1) / g * group.bytes
+
+
+@dataclass(frozen=True)
+class AllReduceGroup:
+    """One AllReduce: ``members`` (distinct servers, at least 2) reduce ``bytes`` bytes.
+
+    Examples
+    --------
+    >>> AllReduceGroup([2, 0], 1e6).members
+    (2, 0)
+    >>> AllReduceGroup([1, 1], 1e6)
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: members = [1, 1]: repeats server 1
+    """
+
+    members: tuple
+    bytes: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "members", _server_list(
+            "members", self.members, InvalidInstance, distinct=True, min_length=2))
+        object.__setattr__(self, "bytes", as_float("bytes", self.bytes, minimum=0.0))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"members": list(self.members), "bytes": self.bytes}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "AllReduceGroup":
+        if isinstance(data, cls):
+            return data
+        reject_unknown_keys(data if isinstance(data, Mapping) else {}, ("members", "bytes"))
+        return cls(require(data, "members"), require(data, "bytes"))
+
+
+@dataclass(frozen=True)
+class TopologyInstance:
+    """A TopoOpt topology-and-routing instance.
+
+    Parameters
+    ----------
+    servers : int
+        n >= 2, the servers 0..n-1.
+    degree : int
+        Interfaces per server (>= 1); a link uses one at each end.
+    link_gbps : float
+        Bandwidth of one link in each direction, 10^9 bit/s (> 0).
+    allreduce : sequence of AllReduceGroup or dict
+        The AllReduce groups ``{"members": [...], "bytes": b}``; their ring orders are
+        part of the solution.
+    traffic_bytes : sequence of sequences of float
+        n x n fixed (model-parallel) bytes from server i to server j; diagonal 0.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(4, 2, 100.0, [{"members": [0, 1, 2, 3], "bytes": 1e9}],
+    ...                         [[0] * 4] * 4)
+    >>> inst.allreduce[0].members
+    (0, 1, 2, 3)
+    >>> TopologyInstance(4, 2, 100.0, [{"members": [0, 7], "bytes": 1e9}], [[0] * 4] * 4)
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: allreduce[0].members[1] = 7: unknown server (servers are 0..3)
+    """
+
+    servers: int
+    degree: int
+    link_gbps: float
+    allreduce: tuple
+    traffic_bytes: tuple
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        n = as_int("servers", self.servers, minimum=2)
+        set_(self, "servers", n)
+        set_(self, "degree", as_int("degree", self.degree, minimum=1))
+        set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))
+        groups = []
+        for k, raw in enumerate(as_list("allreduce", self.allreduce)):
+            with _within(f"allreduce[{k}]", InvalidInstance):
+                if not isinstance(raw, (Mapping, AllReduceGroup)):
+                    fail("", raw, "must be an object {members, bytes}")
+                group = AllReduceGroup.from_dict(raw)
+            for m, server in enumerate(group.members):
+                if server >= n:
+                    fail(f"allreduce[{k}].members[{m}]", server,
+                         f"unknown server (servers are 0..{n - 1})")
+            groups.append(group)
+        set_(self, "allreduce", tuple(groups))
+        set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, n))
+
+    @cached_property
+    def traffic(self) -> np.ndarray:
+        """``traffic_bytes`` as a read-only float array."""
+        a = np.array(self.traffic_bytes, dtype=float).reshape(self.servers, self.servers)
+        a.flags.writeable = False
+        return a
+
+    @property
+    def link_bytes_per_s(self) -> float:
+        """What one link carries per second in each direction, in bytes."""
+        return self.link_gbps * 1e9 / 8.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "topology", "servers": self.servers, "degree": self.degree,
+                "link_gbps": self.link_gbps,
+                "allreduce": [g.to_dict() for g in self.allreduce],
+                "traffic_bytes": [list(r) for r in self.traffic_bytes]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TopologyInstance":
+        reject_unknown_keys(data, _INSTANCE_KEYS)
+        return cls(require(data, "servers"), require(data, "degree"),
+                   require(data, "link_gbps"), require(data, "allreduce"),
+                   require(data, "traffic_bytes"))
+
+
+def _object(value: Any, cls: type, keys: tuple[str, ...]):
+    """A nested solution object from a dict (or itself), rejecting unknown keys."""
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        fail("", value, f"must be an object {{{', '.join(keys)}}}", InvalidSolution)
+    reject_unknown_keys(value, keys, error=InvalidSolution)
+    return cls(*(require(value, key, InvalidSolution) for key in keys))
+
+
+@dataclass(frozen=True)
+class Ring:
+    """A ring order for AllReduce group ``group`` carrying ``share`` of its bytes.
+
+    ``order`` is cyclic: each member sends to the next, the last to the first.
+    """
+
+    group: int
+    order: tuple
+    share: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "group", as_int("group", self.group, minimum=0,
+                                                 error=InvalidSolution))
+        object.__setattr__(self, "order", _server_list("order", self.order, InvalidSolution,
+                                                       distinct=False, min_length=2))
+        object.__setattr__(self, "share", as_float("share", self.share, minimum=0.0,
+                                                   error=InvalidSolution))
+
+    def successors(self):
+        """The (sender, receiver) pairs of the ring, in order."""
+        order = self.order
+        return zip(order, order[1:] + order[:1])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"group": self.group, "order": list(self.order), "share": self.share}
+
+
+@dataclass(frozen=True)
+class Path:
+    """A path ``nodes`` (servers, first the source, last the destination) carrying
+    ``fraction`` of its pair's demand."""
+
+    nodes: tuple
+    fraction: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "nodes", _server_list("nodes", self.nodes, InvalidSolution,
+                                                       distinct=False, min_length=2))
+        object.__setattr__(self, "fraction", as_float("fraction", self.fraction, minimum=0.0,
+                                                      error=InvalidSolution))
+
+    @property
+    def hops(self) -> int:
+        return len(self.nodes) - 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodes": list(self.nodes), "fraction": self.fraction}
+
+
+@dataclass(frozen=True)
+class Route:
+    """How the demand from ``src`` to ``dst`` is split over ``paths``."""
+
+    src: int
+    dst: int
+    paths: tuple
+
+    def __post_init__(self):
+        object.__setattr__(self, "src", as_int("src", self.src, minimum=0, error=InvalidSolution))
+        object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, error=InvalidSolution))
+        paths = []
+        for k, raw in enumerate(as_list("paths", self.paths, error=InvalidSolution)):
+            with _within(f"paths[{k}]", InvalidSolution):
+                paths.append(_object(raw, Path, ("nodes", "fraction")))
+        object.__setattr__(self, "paths", tuple(paths))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"src": self.src, "dst": self.dst, "paths": [p.to_dict() for p in self.paths]}
+
+
+@dataclass(frozen=True)
+class TopologySolution:
+    """Links, ring orders and routes (DESIGN.md §5.4).
+
+    Parameters
+    ----------
+    links : sequence of [i, j, count]
+        Undirected links, ``i < j``, ``count >= 1`` parallel links.
+    rings : sequence of Ring or dict
+        ``{"group": k, "order": [...], "share": s}``; per group the shares sum to 1.
+    routes : sequence of Route or dict
+        ``{"src": s, "dst": t, "paths": [{"nodes": [s, ..., t], "fraction": f}]}``.
+
+    Examples
+    --------
+    >>> sol = TopologySolution([[0, 1, 2]], [{"group": 0, "order": [0, 1], "share": 1.0}],
+    ...                        [{"src": 0, "dst": 1, "paths": [{"nodes": [0, 1], "fraction": 1}]}])
+    >>> sol.routes[0].paths[0].hops
+    1
+    """
+
+    links: tuple
+    rings: tuple
+    routes: tuple
+
+    def __post_init__(self):
+        links = []
+        for k, raw in enumerate(as_list("links", self.links, error=InvalidSolution)):
+            entry = as_list(f"links[{k}]", raw, length=3, error=InvalidSolution)
+            i, j = (as_int(f"links[{k}][{m}]", entry[m], minimum=0, error=InvalidSolution)
+                    for m in (0, 1))
+            count = as_int(f"links[{k}][2]", entry[2], minimum=1, error=InvalidSolution)
+            links.append((i, j, count))
+        object.__setattr__(self, "links", tuple(links))
+        for name, cls, keys in (("rings", Ring, ("group", "order", "share")),
+                                ("routes", Route, ("src", "dst", "paths"))):
+            items = []
+            for k, raw in enumerate(as_list(name, getattr(self, name), error=InvalidSolution)):
+                with _within(f"{name}[{k}]", InvalidSolution):
+                    items.append(_object(raw, cls, keys))
+            object.__setattr__(self, name, tuple(items))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"links": [list(link) for link in self.links],
+                "rings": [r.to_dict() for r in self.rings],
+                "routes": [r.to_dict() for r in self.routes]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TopologySolution":
+        reject_unknown_keys(data, _SOLUTION_KEYS, error=InvalidSolution)
+        return cls(*(require(data, key, InvalidSolution) for key in _SOLUTION_KEYS))
+
+
+def _validate_ids(instance: TopologyInstance, solution: TopologySolution) -> None:
+    """Raise ``InvalidSolution`` if the solution names servers or groups that do not exist."""
+    n = instance.servers
+    rule = f"unknown server (servers are 0..{n - 1})"
+
+    def known(field: str, server: int) -> None:
+        if server >= n:
+            fail(field, server, rule, InvalidSolution)
+
+    for k, (i, j, _) in enumerate(solution.links):
+        known(f"links[{k}][0]", i)
+        known(f"links[{k}][1]", j)
+    groups = len(instance.allreduce)
+    for k, ring in enumerate(solution.rings):
+        if ring.group >= groups:
+            fail(f"rings[{k}].group", ring.group,
+                 f"unknown AllReduce group (the instance has {groups})", InvalidSolution)
+        for m, server in enumerate(ring.order):
+            known(f"rings[{k}].order[{m}]", server)
+    for k, route in enumerate(solution.routes):
+        known(f"routes[{k}].src", route.src)
+        known(f"routes[{k}].dst", route.dst)
+        for p, path in enumerate(route.paths):
+            for m, server in enumerate(path.nodes):
+                known(f"routes[{k}].paths[{p}].nodes[{m}]", server)
+
+
+def link_counts(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
+    """The symmetric n x n integer matrix of parallel links between each pair.
+
+    Raises
+    ------
+    InvalidSolution
+        If a link names an unknown server.
+    """
+    _validate_ids(instance, solution)
+    counts = np.zeros((instance.servers, instance.servers), dtype=np.int64)
+    for i, j, count in solution.links:
+        counts[i, j] += count
+        if i != j:
+            counts[j, i] += count
+    return counts
+
+
+def demand_matrix(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
+    """demand(s, t) = ``traffic_bytes[s][t]`` + the ring traffic s -> t of the solution's rings.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(3, 2, 8.0, [{"members": [0, 1, 2], "bytes": 3.0}],
+    ...                         [[0, 1, 0], [0, 0, 0], [0, 0, 0]])
+    >>> sol = TopologySolution([], [{"group": 0, "order": [0, 1, 2], "share": 1.0}], [])
+    >>> demand_matrix(inst, sol).tolist()
+    [[0.0, 5.0, 0.0], [0.0, 0.0, 4.0], [4.0, 0.0, 0.0]]
+    """
+    _validate_ids(instance, solution)
+    return instance.traffic + ring_traffic(instance, solution.rings)
+
+
+def ring_traffic(instance: TopologyInstance, rings) -> np.ndarray:
+    """The n x n bytes that ``rings`` (a sequence of :class:`Ring`) send, sender to successor.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(2, 1, 8.0, [{"members": [0, 1], "bytes": 4.0}], [[0, 0], [0, 0]])
+    >>> ring_traffic(inst, [Ring(0, [1, 0], 0.5)]).tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
+    out = np.zeros((instance.servers, instance.servers))
+    for ring in rings:
+        per_member = ring.share * ring_bytes_per_member(instance.allreduce[ring.group])
+        for s, t in ring.successors():
+            if s != t:
+                out[s, t] += per_member
+    return out
+
+
+def link_loads(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
+    """load[i, j]: bytes the routes send over the directed link use i -> j."""
+    demand = demand_matrix(instance, solution)
+    loads = np.zeros_like(demand)
+    for route in solution.routes:
+        volume = demand[route.src, route.dst]
+        if volume <= 0:
+            continue
+        for path in route.paths:
+            nodes = path.nodes
+            for a, b in zip(nodes, nodes[1:]):
+                loads[a, b] += path.fraction * volume
+    return loads
+
+
+def _near(value: float, target: float) -> bool:
+    return abs(value - target) <= _RTOL * max(1.0, abs(target))
+
+
+def _check_links(instance: TopologyInstance, solution: TopologySolution) -> str | None:
+    seen = set()
+    used = np.zeros(instance.servers, dtype=np.int64)
+    for k, (i, j, count) in enumerate(solution.links):
+        if i >= j:
+            return f"links[{k}] = {[i, j, count]}: must have i < j"
+        if (i, j) in seen:
+            return f"links[{k}] = {[i, j, count]}: the pair {i}-{j} is listed twice"
+        seen.add((i, j))
+        used[i] += count
+        used[j] += count
+    worst = int(np.argmax(used))
+    if used[worst] > instance.degree:
+        return (f"server {worst} uses {int(used[worst])} interfaces: more than "
+                f"degree = {instance.degree}")
+    return None
+
+
+def _check_rings(instance: TopologyInstance, solution: TopologySolution) -> str | None:
+    shares = [0.0] * len(instance.allreduce)
+    rings = [0] * len(instance.allreduce)
+    for k, ring in enumerate(solution.rings):
+        group = instance.allreduce[ring.group]
+        if sorted(ring.order) != sorted(group.members):
+            return (f"rings[{k}].order = {list(ring.order)}: not an order of the members "
+                    f"{sorted(group.members)} of allreduce[{ring.group}]")
+        shares[ring.group] += ring.share
+        rings[ring.group] += 1
+    for g, (total, count) in enumerate(zip(shares, rings)):
+        if count == 0:
+            return f"allreduce[{g}] has no ring"
+        if not _near(total, 1.0):
+            return f"allreduce[{g}]: ring shares sum to {total!r}, not 1"
+    return None
+
+
+def _check_routes(instance: TopologyInstance, solution: TopologySolution,
+                  counts: np.ndarray) -> str | None:
+    routed = set()
+    for k, route in enumerate(solution.routes):
+        s, t = route.src, route.dst
+        where = f"routes[{k}] ({s}->{t})"
+        if s == t:
+            return f"{where}: a route from a server to itself"
+        if (s, t) in routed:
+            return f"{where}: the pair {s}->{t} is routed twice"
+        routed.add((s, t))
+        if not route.paths:
+            return f"{where}: has no path"
+        total = 0.0
+        for p, path in enumerate(route.paths):
+            nodes = path.nodes
+            if nodes[0] != s or nodes[-1] != t:
+                return f"{where}.paths[{p}] = {list(nodes)}: must run from {s} to {t}"
+            if len(set(nodes)) != len(nodes):
+                return f"{where}.paths[{p}] = {list(nodes)}: visits a server twice"
+            for a, b in zip(nodes, nodes[1:]):
+                if counts[a, b] == 0:
+                    return f"{where}.paths[{p}] = {list(nodes)}: servers {a} and {b} are not linked"
+            total += path.fraction
+        if not _near(total, 1.0):
+            return f"{where}: path fractions sum to {total!r}, not 1"
+    demand = demand_matrix(instance, solution)
+    for s, t in np.argwhere(demand > 0):
+        if (int(s), int(t)) not in routed:
+            return f"demand {int(s)}->{int(t)} = {float(demand[s, t])!r} bytes has no route"
+    return None
+
+
+def check(instance: TopologyInstance, solution: TopologySolution) -> CheckResult:
+    """Feasibility of ``solution``: links ``i < j`` within each server's degree; per
+    AllReduce group, ring orders of exactly its members with shares summing to 1; every
+    pair with demand routed once, over simple paths of linked servers whose fractions sum
+    to 1.
+
+    Returns
+    -------
+    CheckResult
+        The first violated rule, in words, when infeasible.
+
+    Raises
+    ------
+    InvalidSolution
+        If the solution names unknown servers or AllReduce groups.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(2, 1, 8.0, [], [[0, 1e9], [0, 0]])
+    >>> check(inst, TopologySolution([[0, 1, 1]], [], []))
+    CheckResult(feasible=False, reason='demand 0->1 = 1000000000.0 bytes has no route')
+    """
+    _validate_ids(instance, solution)
+    reason = (_check_links(instance, solution) or _check_rings(instance, solution)
+              or _check_routes(instance, solution, link_counts(instance, solution)))
+    return CheckResult.violated(reason) if reason else CheckResult.ok()
+
+
+def evaluate(instance: TopologyInstance, solution: TopologySolution) -> float:
+    """The busiest directed link's time in seconds: ``max 8*load/(count*link_gbps*1e9)``.
+
+    0 without demand; ``inf`` when a route uses a pair that is not linked.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(2, 2, 8.0, [], [[0, 2e9], [1e9, 0]])
+    >>> route = lambda s, t: {"src": s, "dst": t, "paths": [{"nodes": [s, t], "fraction": 1}]}
+    >>> evaluate(inst, TopologySolution([[0, 1, 2]], [], [route(0, 1), route(1, 0)]))
+    1.0
+    """
+    loads = link_loads(instance, solution)
+    used = loads > 0
+    if not used.any():
+        return 0.0
+    counts = link_counts(instance, solution)
+    with np.errstate(divide="ignore"):
+        times = loads[used] / (counts[used] * instance.link_bytes_per_s)
+    return float(times.max())
+
+
+def mean_hops(instance: TopologyInstance, solution: TopologySolution) -> float:
+    """Mean hops per byte (TopoOpt's bandwidth tax): ``sum load / sum demand``.
+
+    1.0 when every byte goes direct; 0.0 without demand.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(3, 2, 8.0, [], [[0, 1e9, 3e9], [0, 0, 0], [0, 0, 0]])
+    >>> sol = TopologySolution([[0, 1, 1], [1, 2, 1]], [], [
+    ...     {"src": 0, "dst": 1, "paths": [{"nodes": [0, 1], "fraction": 1}]},
+    ...     {"src": 0, "dst": 2, "paths": [{"nodes": [0, 1, 2], "fraction": 1}]}])
+    >>> mean_hops(inst, sol)
+    1.75
+    """
+    demand = demand_matrix(instance, solution)
+    total = float(demand.sum())
+    if total <= 0:
+        return 0.0
+    carried = 0.0
+    for route in solution.routes:
+        volume = demand[route.src, route.dst]
+        carried += float(volume) * sum(p.fraction * p.hops for p in route.paths)
+    return carried / total
+
+
+def _moore_weighted_hops(row: np.ndarray, degree: int) -> float:
+    """A lower bound on ``sum_t row[t] * hops(s, t)`` over every graph of max degree d.
+
+    At most ``d * (d-1)**(k-1)`` servers are k hops from s (the Moore bound), so the
+    heaviest d destinations get 1 hop, the next d(d-1) get 2, and so on.
+    """
+    weights = np.sort(row[row > 0])[::-1]
+    if degree < 2:
+        return float(weights.sum())  # only hops >= 1 is claimed for degree 1
+    total, start, hops, width = 0.0, 0, 1, degree
+    while start < len(weights):
+        total += hops * float(weights[start:start + width].sum())
+        start += width
+        hops += 1
+        width *= degree - 1
+    return total
+
+
+def lower_bound(instance: TopologyInstance) -> float:
+    """A valid lower bound on the optimum, in seconds.
+
+    Two arguments, the larger wins:
+
+    - *Port load.* Server s sends ``E_s = sum_t traffic[s][t] + sum over its groups of
+      2*(g-1)/g * bytes`` whatever the ring orders (the shares sum to 1 and a member's
+      successor is never itself), over at most ``degree`` links of ``link_gbps``; likewise
+      for what it receives.
+    - *Volume.* Every byte crosses at least one link and fixed traffic at least as many
+      as the Moore bound allows a degree-``degree`` graph; the total directed capacity is
+      at most ``servers * degree * link_gbps``.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(3, 2, 8.0, [{"members": [0, 1, 2], "bytes": 3e9}],
+    ...                         [[0] * 3] * 3)
+    >>> lower_bound(inst)   # each member sends 4e9 bytes over 2 links of 1e9 bytes/s
+    2.0
+    """
+    n, d = instance.servers, instance.degree
+    traffic = instance.traffic
+    ring = np.zeros(n)
+    for group in instance.allreduce:
+        ring[list(group.members)] += ring_bytes_per_member(group)
+    egress = traffic.sum(axis=1) + ring
+    ingress = traffic.sum(axis=0) + ring
+    rate = instance.link_bytes_per_s
+    port = max(float(egress.max()), float(ingress.max())) / (d * rate)
+    volume = float(ring.sum()) + sum(_moore_weighted_hops(traffic[s], d) for s in range(n))
+    return max(port, volume / (n * d * rate))
+
+
+def _strided_or_random_group(rng: np.random.Generator, n: int) -> list[int]:
+    """An AllReduce group of a split operator: TopoOpt places an operator split g ways on a
+    residue class {s, s+n/g, ...} (notes/topoopt.md §1.2); without a proper divisor of n,
+    a random subset."""
+    sizes = [g for g in range(2, n) if n % g == 0]
+    if sizes:
+        g = int(rng.choice(sizes))
+        start = int(rng.integers(n // g))
+        return list(range(start, n, n // g))
+    if n <= 2:
+        return list(range(n))
+    g = int(rng.integers(2, n))
+    return sorted(int(v) for v in rng.choice(n, size=g, replace=False))
+
+
+def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float = 100.0,
+             groups: int = 2, allreduce_bytes: float = 1e9, mp_peers: int | None = None,
+             mp_bytes: float = 1e8) -> TopologyInstance:
+    """A hybrid-parallel training job: AllReduce groups plus sparse model-parallel traffic.
+
+    Group 0 is data parallelism over every server; groups 1.. are operators split over
+    a strided class of servers, as TopoOpt places them. Each server sends model-parallel
+    transfers to ``mp_peers`` (default ``min(2, servers - 1)``) random others. Sizes are log-normal around
+    ``allreduce_bytes`` and ``mp_bytes`` (TopoOpt's DLRM: 4 GB AllReduce, 32 MB MP; the
+    defaults make MP traffic matter).
+
+    Examples
+    --------
+    >>> inst = generate(seed=1, servers=6, degree=4)
+    >>> inst.servers, len(inst.allreduce), inst.allreduce[0].members
+    (6, 2, (0, 1, 2, 3, 4, 5))
+    """
+    n = as_int("servers", servers, minimum=2)
+    degree = as_int("degree", degree, minimum=1)
+    groups = as_int("groups", groups, minimum=0)
+    mp_peers = min(2, n - 1) if mp_peers is None else \
+        as_int("mp_peers", mp_peers, minimum=0, maximum=n - 1)
+    allreduce_bytes = as_float("allreduce_bytes", allreduce_bytes, positive=True)
+    mp_bytes = as_float("mp_bytes", mp_bytes, positive=True)
+    rng = np.random.default_rng(seed)
+
+    def size(mean: float) -> float:
+        return float(np.round(rng.lognormal(math.log(mean), 0.5)))
+
+    allreduce = []
+    for k in range(groups):
+        members = list(range(n)) if k == 0 else _strided_or_random_group(rng, n)
+        allreduce.append({"members": members, "bytes": size(allreduce_bytes)})
+    traffic = np.zeros((n, n))
+    for s in range(n):
+        others = [t for t in range(n) if t != s]
+        for t in rng.choice(others, size=mp_peers, replace=False):
+            traffic[s, int(t)] = size(mp_bytes)
+    return TopologyInstance(n, degree, link_gbps, allreduce, traffic.tolist())
+
+
+KIND = register_kind(ProblemKind(
+    name="topology", sense="min",
+    instance_type=TopologyInstance, solution_type=TopologySolution,
+    instance_from_dict=TopologyInstance.from_dict, solution_from_dict=TopologySolution.from_dict,
+    check=check, evaluate=evaluate, generate=generate, bound=lower_bound,
+    size=lambda inst: inst.servers,
+    doc="TopoOpt direct-connect topology + routing (min busiest-link time)",
+))

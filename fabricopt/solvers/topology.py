@@ -1,0 +1,78 @@
+"""Methods of the ``topology`` kind: ``milp``, ``topoopt``, ``ring``, ``random-regular``,
+``ocs-reconfig``.
+
+Every method reports the bytes-weighted mean hop count of its answer (TopoOpt's
+bandwidth tax) as ``info["mean_hops"]``; ``solve`` adds the kind's cheap lower bound.
+"""
+
+from __future__ import annotations
+
+from ..formulations import topology as formulation
+from ..heuristics import topoopt as finder
+from ..heuristics import topology_baselines as baselines
+from ..problems.topology import TopologyInstance, mean_hops
+from .milp import milp_method
+from .registry import register_method
+from .result import SolverOutput
+
+
+def _output(instance: TopologyInstance, solution, status: str = "feasible", bound=None,
+            info=None) -> SolverOutput:
+    info = dict(info or {})
+    if solution is not None:
+        info["mean_hops"] = mean_hops(instance, solution)
+    return SolverOutput(solution, status, bound, info)
+
+
+def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
+            paths=4) -> SolverOutput:
+    """TopoOpt's TopologyFinder: TotientPerms rings, MP matchings, CoinChangeMod routes."""
+    return _output(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
+                                            paths=paths))
+
+
+def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4) -> SolverOutput:
+    """Baseline: degree/2 parallel bidirectional rings 0, 1, ..., n-1."""
+    return _output(instance, baselines.ring(instance, seed=seed, paths=paths))
+
+
+def random_regular(instance: TopologyInstance, *, time_limit=None, seed=0,
+                   paths=4) -> SolverOutput:
+    """Baseline: a random connected degree-regular multigraph, shortest-path routes."""
+    return _output(instance, baselines.random_regular(instance, seed=seed, paths=paths))
+
+
+def ocs_reconfig(instance: TopologyInstance, *, time_limit=None, seed=0,
+                 paths=4) -> SolverOutput:
+    """Baseline: TopoOpt's OCS-reconfig demand greedy with halving utility."""
+    return _output(instance, baselines.ocs_reconfig(instance, seed=seed, paths=paths))
+
+
+_milp = milp_method(formulation.build, warm_start_from=finder.topoopt)
+
+
+def milp(instance: TopologyInstance, *, time_limit=None, seed=0, backend="highs",
+         rel_gap=0.0, warm_start=True,
+         max_ring_orders=formulation.MAX_RING_ORDERS) -> SolverOutput:
+    """Ours: integer links, ring shares, max concurrent flow (PuLP + HiGHS).
+
+    Exact while every group's (g-1)! ring orders fit in ``max_ring_orders``; beyond,
+    only TotientPerms rings are offered, and the answer is reported ``feasible`` without
+    the model's bound (a restriction proves nothing).
+    """
+    out = _milp(instance, time_limit=time_limit, seed=seed, backend=backend,
+                rel_gap=rel_gap, warm_start=warm_start, max_ring_orders=max_ring_orders)
+    status, bound, info = out.status, out.bound, dict(out.info)
+    if not formulation.is_exact(instance, max_ring_orders):
+        info["restricted"] = "ring orders limited to TotientPerms rings: no optimality proof"
+        status = "feasible" if status == "optimal" else status
+        bound = None
+    return _output(instance, out.solution, status, bound, info)
+
+
+register_method("topology", "milp", milp, exact=True,
+                summary="ours: integer links, ring shares, max concurrent flow (PuLP + HiGHS)")
+register_method("topology", "topoopt", topoopt)
+register_method("topology", "ring", ring)
+register_method("topology", "random-regular", random_regular)
+register_method("topology", "ocs-reconfig", ocs_reconfig)

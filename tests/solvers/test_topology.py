@@ -1,0 +1,70 @@
+"""The topology wiring: every method registered, scored by ``solve``, mean hops in info."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import fabricopt
+from fabricopt.problems.topology import TopologyInstance, generate, lower_bound, mean_hops
+
+METHODS = ["milp", "ocs-reconfig", "random-regular", "ring", "topoopt"]
+
+
+def test_registered_methods():
+    assert fabricopt.methods("topology") == METHODS
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_solve_scores_and_reports_mean_hops(method):
+    inst = generate(seed=4, servers=6, degree=3)
+    r = fabricopt.solve(inst, method)
+    assert r.status == ("optimal" if method == "milp" else "feasible")
+    assert r.info["mean_hops"] == pytest.approx(mean_hops(inst, r.solution)) and r.info["mean_hops"] >= 1
+    assert r.bound is not None and lower_bound(inst) <= r.bound * (1 + 1e-12)
+    assert r.bound <= r.objective * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_degree_one_infeasible_is_reported_by_every_method(method):
+    inst = TopologyInstance(4, 1, 8.0, [{"members": [0, 1, 2], "bytes": 1.0}], [[0] * 4] * 4)
+    r = fabricopt.solve(inst, method)
+    assert r.status == "infeasible" and r.solution is None
+
+
+def test_odd_ring_share_option_is_a_clear_error():
+    inst = generate(seed=0, servers=6, degree=4)
+    r = fabricopt.solve(inst, "topoopt", mp_degree=1)
+    assert r.status == "error"
+    assert "mp_degree = 1: leaves 3 interfaces for AllReduce" in r.info["message"]
+
+
+def test_same_seed_same_answer():
+    inst = generate(seed=2, servers=10, degree=4)
+    for method in ("topoopt", "random-regular", "ocs-reconfig"):
+        a = fabricopt.solve(inst, method, seed=3).solution
+        assert a == fabricopt.solve(inst, method, seed=3).solution
+
+
+def test_cli_generate_pipe_solve_and_check(tmp_path):
+    def run(*args, stdin=None):
+        proc = subprocess.run([sys.executable, "-m", "fabricopt", *args], input=stdin,
+                              capture_output=True, text=True, timeout=120)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    code, inst, err = run("generate", "topology", "--seed", "1", "--servers", "6",
+                          "--degree", "3", "--mp-bytes", "2e8")
+    assert code == 0, err
+    assert json.loads(inst)["servers"] == 6
+    code, out, err = run("solve", "-", "--method", "milp", "--json", stdin=inst)
+    assert code == 0, err
+    envelope = json.loads(out)
+    assert envelope["status"] == "optimal" and "mean_hops" in envelope["info"]
+    (tmp_path / "i.json").write_text(inst)
+    (tmp_path / "r.json").write_text(out)
+    code, out, err = run("check", str(tmp_path / "i.json"), str(tmp_path / "r.json"), "--json")
+    assert code == 0 and json.loads(out)["feasible"]
+    code, out, err = run("solve", "-", "--method", "topoopt", "--option", "mp_degree=0",
+                         stdin=inst)
+    assert code == 1 and "mp_degree = 0: leaves 3 interfaces for AllReduce" in out
