@@ -1,0 +1,90 @@
+"""Methods of the ``wavelengths`` kind: ``milp``, ``mcf``, ``greedy``, ``count-bound``.
+
+Every result's bound includes the kind's bound,
+:func:`fabricopt.problems.wavelengths.count_bound` (``solve`` applies it): SiP-ML's
+count relaxation, computed exactly in about a millisecond whenever no demanded pair
+can go both ways round, and a weaker valid bound otherwise. ``count-bound`` solves the
+count ILP itself for the remaining cases; ``mcf`` also reports its LP's bound.
+"""
+
+from __future__ import annotations
+
+from ..formulations import wavelengths as formulation
+from ..heuristics import wavelengths as heuristics
+from ..problems.wavelengths import WavelengthsInstance, WavelengthsSolution
+from .milp import milp_method, run_milp
+from .registry import register_method
+from .result import SolverOutput
+
+_UNSERVED = ("found no schedule that serves every demanded pair (the instance may still "
+             "be feasible: the milp method decides)")
+
+
+def count_bound(instance: WavelengthsInstance, *, time_limit=None, seed=0,
+                backend: str = "highs") -> SolverOutput:
+    """SiP-ML's count ILP (no wavelength continuity): a lower bound only, never a schedule."""
+    model = formulation.build_count(instance)
+    run = run_milp(model.problem, backend=backend, time_limit=time_limit, seed=seed)
+    info = {"solver": run.solver, "nodes": run.nodes, **run.info}
+    if run.status == "infeasible":
+        info["message"] = "the count relaxation is infeasible, so the instance is"
+        return SolverOutput(None, "infeasible", None, info)
+    bound = model.bound_from_raw(run.bound) if run.bound is not None else None
+    return SolverOutput(None, "no_solution", bound, info)
+
+
+def _fractional_counts(instance: WavelengthsInstance, time_limit, seed, backend):
+    """The LP relaxation of the count model, then the least segment use at its best rate.
+
+    Returns (flows, bound, run) — flows None without an LP solution. A vertex of the
+    first LP hands spare capacity to arbitrary pairs (which rounding then locks in);
+    the second gives each pair what the best rate needs, leaving the rest to the
+    fill-up step.
+    """
+    model = formulation.build_count(instance, integer=False)
+    run = run_milp(model.problem, backend=backend, time_limit=time_limit, seed=seed)
+    if run.values is None:
+        return None, None, run
+    bound = model.bound_from_raw(run.bound) if run.bound is not None else None
+    # A hair below the optimum, so that solver tolerances cannot make it infeasible.
+    lean = formulation.build_count(instance, integer=False,
+                                   min_rate=run.values["t"] * (1 - 1e-7))
+    lean_run = run_milp(lean.problem, backend=backend, time_limit=time_limit, seed=seed)
+    flows = lean.decode((lean_run if lean_run.values is not None else run).values)
+    return flows, bound, run
+
+
+def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0,
+        backend: str = "highs") -> SolverOutput:
+    """SiP-ML's fast scheduler: LP of lightpath counts, randomized rounding, repair, first-fit."""
+    flows, bound, run = _fractional_counts(instance, time_limit, seed, backend)
+    info = {"solver": run.solver, "lp_status": run.status}
+    if run.status == "infeasible":
+        info["message"] = "the relaxed count model is infeasible, so the instance is"
+        return SolverOutput(None, "infeasible", None, info)
+    solution = None if flows is None else heuristics.mcf_schedule(instance, flows, seed=seed)
+    if solution is None:
+        info["message"] = f"mcf {_UNSERVED}"
+        return SolverOutput(None, "no_solution", bound, info)
+    return SolverOutput(solution, "feasible", bound, info)
+
+
+def greedy(instance: WavelengthsInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Baseline: one more lightpath to the slowest pair, lowest free wavelength."""
+    solution = heuristics.greedy(instance, seed=seed)
+    if solution is None:
+        return SolverOutput(None, "no_solution", None, {"message": f"greedy {_UNSERVED}"})
+    return SolverOutput(solution, "feasible")
+
+
+def _warm_start(instance: WavelengthsInstance) -> WavelengthsSolution | None:
+    return heuristics.greedy(instance)
+
+
+milp = milp_method(formulation.build, warm_start_from=_warm_start)
+
+register_method("wavelengths", "milp", milp, exact=True,
+                summary="binary lightpaths with wavelength continuity (PuLP + HiGHS)")
+register_method("wavelengths", "mcf", mcf)
+register_method("wavelengths", "greedy", greedy)
+register_method("wavelengths", "count-bound", count_bound, bound_only=True)
