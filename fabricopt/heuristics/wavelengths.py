@@ -163,16 +163,22 @@ class _Schedule:
         self.rx[self.pairs.dst[k]] -= 1
         self.count[k] -= 1
 
-    def place(self, k: int) -> bool:
-        """One more lightpath for pair k: the shorter fiber first, the lowest free wavelength."""
+    def place(self, k: int) -> int | None:
+        """One more lightpath for pair k on the lowest free wavelength: on the shorter
+        fiber if it has one, of two equally long ones the one with more free. Returns
+        its id, or None when no arc of k has a free wavelength or an end no transceiver."""
         if self.tx[self.pairs.src[k]] >= self.w or self.rx[self.pairs.dst[k]] >= self.w:
-            return False
+            return None
+        best = None
         for ccw, segs in self.pairs.options[k]:
             free = self.free(ccw, segs)
-            if free:
-                self.add(k, ccw, segs, (free & -free).bit_length() - 1)
-                return True
-        return False
+            if free and (best is None or (len(segs) == len(best[1])
+                                          and free.bit_count() > best[2].bit_count())):
+                best = (ccw, segs, free)
+        if best is None:
+            return None
+        ccw, segs, free = best
+        return self.add(k, ccw, segs, (free & -free).bit_length() - 1)
 
     def solution(self) -> WavelengthsSolution:
         src, dst = self.pairs.src, self.pairs.dst
@@ -193,7 +199,7 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
     heapq.heapify(heap)
     while heap:
         _, k = heapq.heappop(heap)
-        if not (state.place(k) or (evict and _force(state, k, size[k] / count[k]))):
+        if state.place(k) is None and not (evict and _force(state, k, size[k] / count[k])):
             break
         heapq.heappush(heap, (-size[k] / count[k], k))
 
@@ -219,9 +225,10 @@ def _relocate(state: _Schedule, k: int) -> bool:
             mine = state.add(k, ccw, segs, wl)
             placed = []
             for p, *_ in lifted:
-                if not state.place(p):
+                pid = state.place(p)
+                if pid is None:
                     break
-                placed.append(state._next_id - 1)
+                placed.append(pid)
             else:
                 return True
             for pid in placed + [mine]:
@@ -252,7 +259,7 @@ def _cover(instance: WavelengthsInstance, pairs: _Pairs, seed: int) -> _Schedule
     for attempt in range(len(orders) + _COVER_RESTARTS):
         order = orders[attempt] if attempt < len(orders) else rng.permutation(m).tolist()
         state = _Schedule(instance, pairs)
-        if all(state.place(k) or _relocate(state, k) for k in order):
+        if all(state.place(k) is not None or _relocate(state, k) for k in order):
             return state
     return None
 
@@ -265,9 +272,9 @@ def greedy(instance: WavelengthsInstance, *, seed: int = 0) -> WavelengthsSoluti
     wavelengths where they can be, and other orders are tried, see :func:`_cover`);
     then the pair
     with the largest current transfer time ``T_ij / n_ij`` gets another, on its
-    shorter fiber if a wavelength is free along the whole arc there, else on the other,
-    always on the lowest free wavelength and only while both ends have a free
-    transceiver. It stops when the slowest pair cannot get one more.
+    shorter fiber if a wavelength is free along the whole arc there (of two equally
+    long ones, the one with more free), else on the other, always on the lowest free
+    wavelength and only while both ends have a free transceiver. It stops when the slowest pair cannot get one more.
 
     Parameters
     ----------
@@ -364,7 +371,7 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
     than ``limit`` (per-lightpath bytes ``T/n``). Among all (direction, wavelength)
     choices, take the one whose evictions leave the affected pairs fastest.
     """
-    if state.place(k):
+    if state.place(k) is not None:
         return True
     pairs, count, size, owner = state.pairs, state.count, state.pairs.size, state.owner
     best = None
@@ -390,7 +397,7 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
         return False
     for v in best[1]:
         state.remove(v)
-    return state.place(k)
+    return state.place(k) is not None
 
 
 def _least_harm(state: _Schedule, victims, candidates) -> int:

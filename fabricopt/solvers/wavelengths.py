@@ -1,17 +1,19 @@
 """Methods of the ``wavelengths`` kind: ``milp``, ``mcf``, ``greedy``, ``count-bound``.
 
-Every result's bound includes the kind's bound,
-:func:`fabricopt.problems.wavelengths.count_bound` (``solve`` applies it): SiP-ML's
-count relaxation, computed exactly in about a millisecond whenever no demanded pair
-can go both ways round, and a weaker valid bound otherwise. ``count-bound`` solves the
-count ILP itself for the remaining cases; ``mcf`` also reports its LP's bound.
+The bound of every result is SiP-ML's count relaxation: ``solve`` applies the kind's
+bound, :func:`fabricopt.problems.wavelengths.count_bound`, which computes it by
+bisection in milliseconds — exactly whenever no demanded pair can go both ways round,
+and in every instance measured otherwise (BENCHMARKS.md) — so no method needs to solve
+the count ILP to report it. ``count-bound`` solves that ILP itself (a certificate, and
+the value where the fast bound falls short); ``milp`` adds its dual bound and ``mcf``
+the bound of its LP.
 """
 
 from __future__ import annotations
 
 from ..formulations import wavelengths as formulation
 from ..heuristics import wavelengths as heuristics
-from ..problems.wavelengths import WavelengthsInstance, WavelengthsSolution
+from ..problems.wavelengths import WavelengthsInstance, WavelengthsSolution, evaluate
 from .milp import milp_method, run_milp
 from .registry import register_method
 from .result import SolverOutput
@@ -78,7 +80,13 @@ def greedy(instance: WavelengthsInstance, *, time_limit=None, seed=0) -> SolverO
 
 
 def _warm_start(instance: WavelengthsInstance) -> WavelengthsSolution | None:
-    return heuristics.greedy(instance)
+    """The better of ``greedy`` and ``mcf`` (either may find none): the MIP start."""
+    found = [heuristics.greedy(instance)]
+    flows, _, _ = _fractional_counts(instance, None, 0, "highs")
+    if flows is not None:
+        found.append(heuristics.mcf_schedule(instance, flows))
+    found = [s for s in found if s is not None]
+    return min(found, key=lambda s: evaluate(instance, s), default=None)
 
 
 milp = milp_method(formulation.build, warm_start_from=_warm_start)
