@@ -56,15 +56,22 @@ def _fractional_counts(instance: WavelengthsInstance, time_limit, seed, backend)
     return flows, bound, run
 
 
-def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0,
-        backend: str = "highs") -> SolverOutput:
-    """SiP-ML's fast scheduler: LP of lightpath counts, randomized rounding, repair, first-fit."""
+def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0, backend: str = "highs",
+        rounds: int = 8, fill: bool = True) -> SolverOutput:
+    """SiP-ML's fast scheduler: LP of lightpath counts, randomized rounding, repair, first-fit.
+
+    ``rounds`` roundings are tried and ``fill`` hands out leftover wavelengths, as in
+    :func:`fabricopt.heuristics.wavelengths.mcf_schedule`.
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds = {rounds!r}: must be an integer >= 1")
     flows, bound, run = _fractional_counts(instance, time_limit, seed, backend)
     info = {"solver": run.solver, "lp_status": run.status}
     if run.status == "infeasible":
         info["message"] = "the relaxed count model is infeasible, so the instance is"
         return SolverOutput(None, "infeasible", None, info)
-    solution = None if flows is None else heuristics.mcf_schedule(instance, flows, seed=seed)
+    solution = None if flows is None else heuristics.mcf_schedule(
+        instance, flows, seed=seed, fill=bool(fill), rounds=rounds)
     if solution is None:
         info["message"] = f"mcf {_UNSERVED}"
         return SolverOutput(None, "no_solution", bound, info)
