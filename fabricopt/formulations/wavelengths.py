@@ -156,7 +156,8 @@ def build(instance: WavelengthsInstance, *, symmetry_breaking: bool = True) -> M
             if key in x:
                 start[x[key].name] = 1.0
                 counts[p.src, p.dst] = counts.get((p.src, p.dst), 0) + 1
-        rates = [counts.get((i, j), 0) * t_max / instance.traffic[i, j] for i, j in instance.demanded]
+        rates = [counts.get((i, j), 0) * t_max / instance.traffic[i, j]
+                 for i, j in instance.demanded]
         start[t.name] = min(rates + [w])
         return start
 

@@ -77,7 +77,8 @@ def first_fit(nodes: int, first, hops) -> list[int]:
     v = int(np.argmin(through))
     start = (first - v) % n                      # left end on the line cut at v
     crosses = start + hops > n
-    order = sorted(range(len(first)), key=lambda k: (not crosses[k], int(start[k]), -int(hops[k]), k))
+    order = sorted(range(len(first)),
+                   key=lambda k: (not crosses[k], int(start[k]), -int(hops[k]), k))
     used = [0] * n
     colours = [0] * len(first)
     for k in order:
@@ -218,11 +219,11 @@ def _relocate(state: _Schedule, k: int) -> bool:
         return False
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
-            lifted = [state.paths[pid] for pid in
-                      {state.owner.get((ccw, s, wl)) for s in segs} - {None}]
+            blockers = sorted({state.owner.get((ccw, s, wl)) for s in segs} - {None})
+            lifted = [state.paths[pid] for pid in blockers]
             if any(p == k for p, *_ in lifted):
                 continue
-            for pid in {state.owner.get((ccw, s, wl)) for s in segs} - {None}:
+            for pid in blockers:
                 state.remove(pid)
             mine = state.add(k, ccw, segs, wl)
             placed = []
@@ -272,11 +273,11 @@ def greedy(instance: WavelengthsInstance, *, seed: int = 0) -> WavelengthsSoluti
     Every demanded pair first gets one lightpath, largest transfer first (ours, so
     that tight instances are still served: lightpaths in the way are moved to other
     wavelengths where they can be, and other orders are tried, see :func:`_cover`);
-    then the pair
-    with the largest current transfer time ``T_ij / n_ij`` gets another, on its
-    shorter fiber if a wavelength is free along the whole arc there (of two equally
-    long ones, the one with more free), else on the other, always on the lowest free
-    wavelength and only while both ends have a free transceiver. It stops when the slowest pair cannot get one more.
+    then the pair with the largest current transfer time ``T_ij / n_ij`` gets
+    another, on its shorter fiber if a wavelength is free along the whole arc there
+    (of two equally long ones, the one with more free), else on the other, always on
+    the lowest free wavelength and only while both ends have a free transceiver. It
+    stops when the slowest pair cannot get one more: the objective is then final.
 
     Parameters
     ----------

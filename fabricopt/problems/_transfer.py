@@ -42,10 +42,12 @@ def unserved_pair(traffic: np.ndarray, counts: np.ndarray) -> tuple[int, int] | 
 
 def links_needed(sizes: np.ndarray, load: float) -> np.ndarray:
     """Links each transfer needs so that no link carries more than ``load`` bytes (>= 1)."""
-    return np.maximum(1, np.ceil(np.asarray(sizes, float) / load * (1 - _CEIL_RTOL))).astype(np.int64)
+    needed = np.ceil(np.asarray(sizes, float) / load * (1 - _CEIL_RTOL))
+    return np.maximum(1, needed).astype(np.int64)
 
 
-def smallest_feasible_load(sizes: np.ndarray, most: int, feasible: Callable[[float], bool]) -> float:
+def smallest_feasible_load(sizes: np.ndarray, most: int,
+                           feasible: Callable[[float], bool]) -> float:
     """The smallest per-link load ``u`` among ``{T/m : T in sizes, m = 1..most}`` with
     ``feasible(u)``, by bisection.
 

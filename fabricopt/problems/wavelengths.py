@@ -40,7 +40,8 @@ from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unkno
 from ._wavelength_counts import count_bound, infeasibility, require_feasible
 
 __all__ = ["WavelengthsInstance", "WavelengthsSolution", "Lightpath", "DIRECTIONS", "check",
-           "evaluate", "lightpath_counts", "arc", "segment_load", "infeasibility", "require_feasible",
+           "evaluate", "lightpath_counts", "arc", "segment_load", "infeasibility",
+           "require_feasible",
            "count_bound", "generate"]
 
 _INSTANCE_KEYS = ("problem", "nodes", "wavelengths", "wavelength_gbps", "max_hops",
@@ -308,8 +309,8 @@ def check(instance: WavelengthsInstance, solution: WavelengthsSolution) -> Check
     missing = unserved_pair(instance.traffic, lightpath_counts(instance, solution))
     if missing is not None:
         i, j = missing
-        return CheckResult.violated(
-            f"traffic_bytes[{i}][{j}] = {float(instance.traffic[i, j])!r} has no lightpath {i}->{j}")
+        return CheckResult.violated(f"traffic_bytes[{i}][{j}] = {float(instance.traffic[i, j])!r} "
+                                    f"has no lightpath {i}->{j}")
     return CheckResult.ok()
 
 

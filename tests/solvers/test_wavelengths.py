@@ -5,8 +5,10 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import fabricopt
+from fabricopt.problems import check
 from fabricopt.problems.wavelengths import count_bound
 from fabricopt.solvers.registry import get_method
 
@@ -56,3 +58,25 @@ def test_cli_generate_solve_check_pipeline(tmp_path):
     assert code == 0 and json.loads(out)["feasible"] is True
     code, out, _ = run("methods", "wavelengths")
     assert "count-bound" in out and "[bound only]" in out
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 10**6), nodes=st.integers(4, 10), wavelengths=st.integers(2, 5),
+       data=st.data())
+def test_bound_le_milp_le_heuristics_and_every_answer_checks(seed, nodes, wavelengths, data):
+    max_hops = data.draw(st.integers(1, nodes - 1))
+    inst = fabricopt.generate("wavelengths", seed=seed, nodes=nodes, wavelengths=wavelengths,
+                              max_hops=max_hops, group=nodes,
+                              mp_peers=data.draw(st.integers(0, min(max_hops, nodes - 1))))
+    milp = fabricopt.solve(inst, "milp", time_limit=30)
+    assert milp.status == "optimal"                 # generated instances are feasible
+    assert check(inst, milp.solution)
+    counts = fabricopt.solve(inst, "count-bound")
+    assert counts.bound <= milp.objective * (1 + 1e-9)
+    assert count_bound(inst) <= counts.bound * (1 + 1e-9)
+    for method in ("mcf", "greedy"):
+        result = fabricopt.solve(inst, method, seed=seed)
+        assert result.status in ("feasible", "no_solution"), result.info  # never "error"
+        if result.status == "feasible":
+            assert check(inst, result.solution)
+            assert milp.objective <= result.objective * (1 + 1e-9)
