@@ -62,6 +62,17 @@ def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0, backend: str 
 
     ``rounds`` roundings are tried and ``fill`` hands out leftover wavelengths, as in
     :func:`fabricopt.heuristics.wavelengths.mcf_schedule`.
+
+    Notes
+    -----
+    The flow problem is the one of notes/sipml.md §2.3 — chords for demanded pairs
+    around each fiber, at most W per segment — over both fibers at once, with the
+    transceiver rows that couple them. Its objective departs from the authors' code:
+    [R] minimizes ``sum -f_ij / T̂_ij``, which pays most for the *smallest* transfers
+    and can leave the largest one a single lightpath; we maximize the normalized
+    rate ``t`` (the LP relaxation of SiP-ML's own ILP, the paper's objective) and then
+    solve the min-cost flow (cost = hops) that keeps that rate, so no pair holds
+    capacity it does not need before rounding.
     """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds = {rounds!r}: must be an integer >= 1")
