@@ -20,13 +20,10 @@ import networkx as nx
 import numpy as np
 
 from ..errors import InfeasibleInstance, SolverFailure
+from ..problems._transfer import links_needed, smallest_feasible_load
 from ..problems.circuits import CircuitsInstance, CircuitsSolution
 
 __all__ = ["require_feasible", "exact_counts", "greedy_counts", "decompose", "exact", "greedy"]
-
-# Relative slack when rounding T/u up: T/u may land a hair above an integer in floating point.
-_CEIL_RTOL = 1e-12
-
 
 def require_feasible(instance: CircuitsInstance) -> None:
     """Raise ``InfeasibleInstance`` if some GPU talks to more than Q peers in one direction.
@@ -46,8 +43,7 @@ def require_feasible(instance: CircuitsInstance) -> None:
 
 def _counts_for(traffic: np.ndarray, demanded: np.ndarray, bytes_per_circuit: float) -> np.ndarray:
     counts = np.zeros(traffic.shape, dtype=np.int64)
-    counts[demanded] = np.ceil(traffic[demanded] / bytes_per_circuit * (1 - _CEIL_RTOL))
-    counts[demanded] = np.maximum(counts[demanded], 1)
+    counts[demanded] = links_needed(traffic[demanded], bytes_per_circuit)
     return counts
 
 
@@ -71,21 +67,12 @@ def exact_counts(instance: CircuitsInstance) -> np.ndarray:
     q = instance.switches
     if not demanded.any():
         return np.zeros(traffic.shape, dtype=np.int64)
-    values = np.unique(traffic[demanded])
-    candidates = np.unique((values[:, None] / np.arange(1, q + 1)[None, :]).ravel())
-
     def feasible(u: float) -> bool:
         c = _counts_for(traffic, demanded, u)
         return c.sum(axis=1).max() <= q and c.sum(axis=0).max() <= q
 
-    lo, hi = 0, len(candidates) - 1  # candidates[hi] = max T: one circuit each, feasible
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if feasible(candidates[mid]):
-            hi = mid
-        else:
-            lo = mid + 1
-    return _counts_for(traffic, demanded, candidates[lo])
+    # u = max T (one circuit each) is feasible: require_feasible passed.
+    return _counts_for(traffic, demanded, smallest_feasible_load(traffic[demanded], q, feasible))
 
 
 def greedy_counts(instance: CircuitsInstance) -> np.ndarray:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from ._transfer import max_transfer_time, unserved_pair
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
                         require)
 
@@ -168,22 +169,12 @@ def check(instance: CircuitsInstance, solution: CircuitsSolution) -> CheckResult
                 return CheckResult.violated(
                     f"configs[{q}]: GPUs {seen[j]} and {i} both connect to GPU {j}'s port")
             seen[j] = i
-    counts = circuit_counts(instance, solution)
-    missing = np.argwhere((instance.traffic > 0) & (counts == 0))
-    if len(missing):
-        i, j = (int(v) for v in missing[0])
+    missing = unserved_pair(instance.traffic, circuit_counts(instance, solution))
+    if missing is not None:
+        i, j = missing
         return CheckResult.violated(
             f"traffic_bytes[{i}][{j}] = {float(instance.traffic[i, j])!r} has no circuit {i}->{j}")
     return CheckResult.ok()
-
-
-def _max_time(instance: CircuitsInstance, counts: np.ndarray) -> float:
-    demanded = instance.traffic > 0
-    if not demanded.any():
-        return 0.0
-    with np.errstate(divide="ignore"):
-        times = 8.0 * instance.traffic[demanded] / (counts[demanded] * instance.circuit_gbps * 1e9)
-    return float(times.max())
 
 
 def evaluate(instance: CircuitsInstance, solution: CircuitsSolution) -> float:
@@ -195,7 +186,8 @@ def evaluate(instance: CircuitsInstance, solution: CircuitsSolution) -> float:
     >>> evaluate(inst, CircuitsSolution([[1, None]]))
     1.0
     """
-    return _max_time(instance, circuit_counts(instance, solution))
+    return max_transfer_time(instance.traffic, circuit_counts(instance, solution),
+                             instance.circuit_gbps)
 
 
 def port_load_bound(instance: CircuitsInstance) -> float:

@@ -22,6 +22,7 @@ __all__ = ["Method", "register_method", "get_method", "methods", "all_methods"]
 _BUILTIN_MODULES = (
     "fabricopt.solvers.circuits",
     "fabricopt.solvers.topology",
+    "fabricopt.solvers.wavelengths",
 )
 
 

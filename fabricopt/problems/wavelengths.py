@@ -1,0 +1,445 @@
+"""``wavelengths`` — SiP-Ring wavelength scheduling (DESIGN.md §5.3).
+
+N nodes sit on two counter-rotating fibers, ``cw`` (segment s is the link s -> s+1
+mod N) and ``ccw`` (segment s is the link s -> s-1 mod N), each carrying W
+wavelengths. A lightpath i -> j takes one direction and one wavelength end to end
+(wavelength continuity), at most ``max_hops`` segments; no two lightpaths share a
+(direction, segment, wavelength), and each node sources and sinks at most W of them.
+With ``n_ij`` lightpaths from i to j, the objective, minimized, is the longest
+transfer time ``max over T_ij > 0 of 8*T_ij / (n_ij * wavelength_gbps * 1e9)``.
+
+Where an instance is well formed but cannot be served — a demanded pair beyond
+``max_hops`` in both directions, a node with more than W peers — it is *infeasible*,
+not invalid: construction accepts it, and :func:`require_feasible` (which every
+method calls) raises :class:`~fabricopt.errors.InfeasibleInstance` naming the pair or
+node, so that ``solve`` reports status ``"infeasible"`` with that message. This
+keeps ``InvalidInstance`` for broken input (exit code 2) and lets callers that build
+instances from workloads (a DP partner too far away) get an ordinary result.
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML: High-Bandwidth Optical Network Interconnects for
+   Machine Learning Training", SIGCOMM 2021, §3.3 and Appendix A.1 (SiP-Ring).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+
+from ..errors import InvalidSolution
+from ._kind import CheckResult, ProblemKind, register_kind
+from ._ring import DIRECTIONS, arc, segment_load, segment_name
+from ._transfer import max_transfer_time, unserved_pair
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
+                        require)
+from ._wavelength_counts import count_bound, infeasibility, require_feasible
+
+__all__ = ["WavelengthsInstance", "WavelengthsSolution", "Lightpath", "DIRECTIONS", "check",
+           "evaluate", "lightpath_counts", "arc", "segment_load", "infeasibility",
+           "require_feasible",
+           "count_bound", "generate"]
+
+_INSTANCE_KEYS = ("problem", "nodes", "wavelengths", "wavelength_gbps", "max_hops",
+                  "traffic_bytes")
+_LIGHTPATH_KEYS = ("src", "dst", "dir", "wavelength")
+
+
+@dataclass(frozen=True)
+class WavelengthsInstance:
+    """A SiP-Ring wavelength-scheduling instance.
+
+    Parameters
+    ----------
+    nodes : int
+        N >= 2, the nodes (GPUs) in ring order.
+    wavelengths : int
+        W >= 1 wavelengths per fiber; also the transceivers of a node (it sources and
+        sinks at most W lightpaths).
+    wavelength_gbps : float
+        Bandwidth of one wavelength in 10^9 bit/s (> 0); SiP-ML uses 25.
+    max_hops : int
+        Longest lightpath in segments, 1 <= max_hops <= N-1 (SiP-ML: 16).
+    traffic_bytes : sequence of sequences of float
+        N x N bytes to move from node i to node j; entries >= 0, diagonal 0.
+
+    Examples
+    --------
+    >>> inst = WavelengthsInstance(4, 2, 25.0, 2, [[0, 1e6, 0, 0], [0] * 4, [0] * 4, [0] * 4])
+    >>> inst.nodes, inst.demanded
+    (4, ((0, 1),))
+    """
+
+    nodes: int
+    wavelengths: int
+    wavelength_gbps: float
+    max_hops: int
+    traffic_bytes: tuple
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "nodes", as_int("nodes", self.nodes, minimum=2))
+        set_(self, "wavelengths", as_int("wavelengths", self.wavelengths, minimum=1))
+        set_(self, "wavelength_gbps", as_float("wavelength_gbps", self.wavelength_gbps,
+                                               positive=True))
+        set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1,
+                                      maximum=self.nodes - 1))
+        set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, self.nodes))
+
+    @cached_property
+    def traffic(self) -> np.ndarray:
+        """``traffic_bytes`` as a read-only float array."""
+        a = np.array(self.traffic_bytes, dtype=float).reshape(self.nodes, self.nodes)
+        a.flags.writeable = False
+        return a
+
+    @property
+    def demanded(self) -> tuple[tuple[int, int], ...]:
+        """The pairs (i, j) with traffic, in row-major order."""
+        return tuple((int(i), int(j)) for i, j in zip(*self.pairs[:2]))
+
+    @cached_property
+    def pairs(self) -> tuple[np.ndarray, ...]:
+        """Demanded pairs as arrays ``(src, dst, bytes, cw_hops, ccw_hops)``, row-major."""
+        src, dst = np.nonzero(self.traffic > 0)
+        n = self.nodes
+        arrays = (src, dst, self.traffic[src, dst], (dst - src) % n, (src - dst) % n)
+        for a in arrays:
+            a.flags.writeable = False
+        return arrays
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"problem": "wavelengths", "nodes": self.nodes, "wavelengths": self.wavelengths,
+                "wavelength_gbps": self.wavelength_gbps, "max_hops": self.max_hops,
+                "traffic_bytes": [list(r) for r in self.traffic_bytes]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "WavelengthsInstance":
+        reject_unknown_keys(data, _INSTANCE_KEYS)
+        return cls(*(require(data, k) for k in _INSTANCE_KEYS[1:]))
+
+
+def _index(field: str, value: Any) -> int:
+    # The fast path matters: a 128-node schedule holds thousands of lightpaths.
+    if type(value) is int and value >= 0:
+        return value
+    return as_int(field, value, minimum=0, error=InvalidSolution)
+
+
+@dataclass(frozen=True)
+class Lightpath:
+    """One lightpath: ``src -> dst`` on fiber ``dir`` ("cw" or "ccw") and one wavelength.
+
+    Examples
+    --------
+    >>> Lightpath(0, 2, "cw", 3)
+    Lightpath(src=0, dst=2, dir='cw', wavelength=3)
+    >>> Lightpath(0, 2, "left", 3)
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidSolution: lightpath.dir = 'left': must be 'cw' or 'ccw'
+    """
+
+    src: int
+    dst: int
+    dir: str
+    wavelength: int
+
+    def __post_init__(self):
+        self._validate("lightpath")
+
+    def _validate(self, where: str) -> None:
+        set_ = object.__setattr__
+        set_(self, "src", _index(f"{where}.src", self.src))
+        set_(self, "dst", _index(f"{where}.dst", self.dst))
+        if self.dir not in DIRECTIONS:
+            fail(f"{where}.dir", self.dir, "must be 'cw' or 'ccw'", InvalidSolution)
+        set_(self, "wavelength", _index(f"{where}.wavelength", self.wavelength))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"src": self.src, "dst": self.dst, "dir": self.dir, "wavelength": self.wavelength}
+
+
+def _lightpath(k: int, item: Any) -> Lightpath:
+    where = f"lightpaths[{k}]"
+    if isinstance(item, Lightpath):
+        return item
+    if not isinstance(item, Mapping):
+        fail(where, item, "must be an object {src, dst, dir, wavelength}", InvalidSolution)
+    reject_unknown_keys(item, _LIGHTPATH_KEYS, where, InvalidSolution)
+    values = [item.get(key) for key in _LIGHTPATH_KEYS]
+    for key, value in zip(_LIGHTPATH_KEYS, values):
+        if key not in item:
+            raise InvalidSolution(f"{where}.{key}: missing required field")
+    path = object.__new__(Lightpath)
+    for key, value in zip(_LIGHTPATH_KEYS, values):
+        object.__setattr__(path, key, value)
+    path._validate(where)
+    return path
+
+
+@dataclass(frozen=True)
+class WavelengthsSolution:
+    """A wavelength schedule: the list of lightpaths.
+
+    ``lightpaths`` holds :class:`Lightpath` objects or JSON objects
+    ``{"src", "dst", "dir", "wavelength"}``.
+
+    Examples
+    --------
+    >>> sol = WavelengthsSolution([{"src": 0, "dst": 1, "dir": "cw", "wavelength": 0}])
+    >>> sol.to_dict()
+    {'lightpaths': [{'src': 0, 'dst': 1, 'dir': 'cw', 'wavelength': 0}]}
+    """
+
+    lightpaths: tuple
+
+    def __post_init__(self):
+        items = as_list("lightpaths", self.lightpaths, error=InvalidSolution)
+        object.__setattr__(self, "lightpaths",
+                           tuple(_lightpath(k, item) for k, item in enumerate(items)))
+
+    @cached_property
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, dst, ccw, wavelength)`` arrays, ``ccw`` boolean."""
+        paths = self.lightpaths
+        src = np.fromiter((p.src for p in paths), np.int64, len(paths))
+        dst = np.fromiter((p.dst for p in paths), np.int64, len(paths))
+        ccw = np.fromiter((p.dir == "ccw" for p in paths), bool, len(paths))
+        wl = np.fromiter((p.wavelength for p in paths), np.int64, len(paths))
+        return src, dst, ccw, wl
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"lightpaths": [p.to_dict() for p in self.lightpaths]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "WavelengthsSolution":
+        reject_unknown_keys(data, ("lightpaths",), error=InvalidSolution)
+        return cls(require(data, "lightpaths", InvalidSolution))
+
+
+def _validate_names(instance: WavelengthsInstance, solution: WavelengthsSolution) -> None:
+    """Raise ``InvalidSolution`` for a node or wavelength the instance does not have."""
+    src, dst, _, wl = solution.arrays
+    n, w = instance.nodes, instance.wavelengths
+    for name, values, limit, what in (("src", src, n, "node"), ("dst", dst, n, "node"),
+                                      ("wavelength", wl, w, "wavelength")):
+        bad = np.flatnonzero(values >= limit)
+        if len(bad):
+            k = int(bad[0])
+            fail(f"lightpaths[{k}].{name}", int(values[k]),
+                 f"unknown {what} ({what}s are 0..{limit - 1})", InvalidSolution)
+
+
+def lightpath_counts(instance: WavelengthsInstance, solution: WavelengthsSolution) -> np.ndarray:
+    """The N x N integer matrix ``n`` with ``n[i, j]`` = lightpaths i -> j (both fibers).
+
+    Raises
+    ------
+    InvalidSolution
+        If a lightpath names an unknown node or wavelength.
+    """
+    _validate_names(instance, solution)
+    src, dst, _, _ = solution.arrays
+    counts = np.zeros((instance.nodes, instance.nodes), dtype=np.int64)
+    np.add.at(counts, (src, dst), 1)
+    return counts
+
+
+def check(instance: WavelengthsInstance, solution: WavelengthsSolution) -> CheckResult:
+    """Feasibility of a schedule, with the first violated rule in words.
+
+    The rules, checked in this order: every lightpath has 1..max_hops hops; no two
+    lightpaths share a (direction, segment, wavelength) — wavelength continuity is
+    built into the format, one wavelength per lightpath; each node sources and sinks
+    at most W lightpaths; every demanded pair has at least one lightpath.
+
+    Raises
+    ------
+    InvalidSolution
+        If a lightpath names a node or wavelength the instance does not have.
+
+    Examples
+    --------
+    >>> inst = WavelengthsInstance(4, 1, 25.0, 2, [[0, 1e6, 0, 0], [0] * 4, [0] * 4, [0] * 4])
+    >>> check(inst, WavelengthsSolution([Lightpath(0, 1, "cw", 0), Lightpath(3, 2, "cw", 0)]))
+    CheckResult(feasible=False, reason='lightpaths[1]: 3->2 cw has 3 hops, more than max_hops = 2')
+    >>> check(inst, WavelengthsSolution([Lightpath(0, 1, "cw", 0)]))
+    CheckResult(feasible=True, reason=None)
+    """
+    _validate_names(instance, solution)
+    n, w = instance.nodes, instance.wavelengths
+    src, dst, ccw, wl = solution.arrays
+    first, hops = arc(n, src, dst, ccw)
+    bad = np.flatnonzero((hops < 1) | (hops > instance.max_hops))
+    if len(bad):
+        k = int(bad[0])
+        p = solution.lightpaths[k]
+        if hops[k] == 0:
+            return CheckResult.violated(f"lightpaths[{k}]: {p.src}->{p.dst} has 0 hops "
+                                        f"(src and dst must differ)")
+        return CheckResult.violated(f"lightpaths[{k}]: {p.src}->{p.dst} {p.dir} has {int(hops[k])} "
+                                    f"hops, more than max_hops = {instance.max_hops}")
+    # One code per (direction, segment, wavelength) each lightpath occupies.
+    owner = np.repeat(np.arange(len(hops)), hops)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(hops) - hops, hops)
+    segment = (first[owner] + offset) % n
+    code = (ccw[owner].astype(np.int64) * n + segment) * w + wl[owner]
+    order = np.lexsort((owner, code))
+    same = np.flatnonzero(code[order][1:] == code[order][:-1])
+    if len(same):
+        # Report the clash whose later lightpath comes first in the list.
+        later = owner[order][same + 1]
+        pick = same[int(np.argmin(later))]
+        a, b = int(owner[order][pick]), int(owner[order][pick + 1])
+        c = int(code[order][pick])
+        direction, s = divmod(c // w, n)
+        return CheckResult.violated(f"lightpaths[{a}] and lightpaths[{b}] both use "
+                                    f"{segment_name(direction, s, n)} on wavelength {c % w}")
+    for ends, verb in ((src, "sources"), (dst, "sinks")):
+        load = np.bincount(ends, minlength=n)
+        if load.max(initial=0) > w:
+            node = int(np.argmax(load))
+            return CheckResult.violated(f"node {node} {verb} {int(load[node])} lightpaths, "
+                                        f"more than wavelengths = {w}")
+    missing = unserved_pair(instance.traffic, lightpath_counts(instance, solution))
+    if missing is not None:
+        i, j = missing
+        return CheckResult.violated(f"traffic_bytes[{i}][{j}] = {float(instance.traffic[i, j])!r} "
+                                    f"has no lightpath {i}->{j}")
+    return CheckResult.ok()
+
+
+def evaluate(instance: WavelengthsInstance, solution: WavelengthsSolution) -> float:
+    """The longest transfer time in seconds (``inf`` if a demanded pair has no lightpath).
+
+    Examples
+    --------
+    >>> inst = WavelengthsInstance(3, 2, 8.0, 1, [[0, 2e9, 0], [0, 0, 0], [0, 0, 0]])
+    >>> evaluate(inst, WavelengthsSolution([Lightpath(0, 1, "cw", 0), Lightpath(0, 1, "cw", 1)]))
+    1.0
+    """
+    return max_transfer_time(instance.traffic, lightpath_counts(instance, solution),
+                             instance.wavelength_gbps)
+
+
+def _sizes(nodes, wavelengths, max_hops, group, mp_peers):
+    nodes = as_int("nodes", nodes, minimum=2)
+    wavelengths = as_int("wavelengths", wavelengths, minimum=1)
+    max_hops = as_int("max_hops", max_hops, minimum=1, maximum=nodes - 1)
+    group = min(max_hops, nodes) if group is None else as_int("group", group, minimum=1,
+                                                              maximum=nodes)
+    if max_hops < group < nodes:
+        fail("group", group, f"must be <= max_hops = {max_hops} or the whole ring "
+                             f"(data-parallel partners are group hops apart)")
+    most = min(group - 1, max_hops)
+    mp_peers = min(3, most) if mp_peers is None else as_int("mp_peers", mp_peers, minimum=0,
+                                                            maximum=most)
+    return nodes, wavelengths, max_hops, group, mp_peers
+
+
+def _generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int = 4,
+              wavelength_gbps: float = 25.0, group: int | None = None,
+              mp_peers: int | None = None, mean_bytes: float = 1e6
+              ) -> tuple[WavelengthsInstance, WavelengthsSolution]:
+    """:func:`generate`, plus the schedule that proves the instance feasible."""
+    nodes, w, max_hops, group, mp_peers = _sizes(nodes, wavelengths, max_hops, group, mp_peers)
+    mean_bytes = as_float("mean_bytes", mean_bytes, positive=True)
+    rng = np.random.default_rng(seed)
+    demands = []  # (src, dst, bytes)
+    for g in range(nodes):
+        base = g - g % group
+        size = min(group, nodes - base)  # the last group may be short
+        offset = g - base
+        peers = [base + (offset + t) % size for t in range(1, min(mp_peers, size - 1) + 1)]
+        keep = rng.random(len(peers)) < 0.7
+        if peers and not keep.any():
+            keep[rng.integers(len(peers))] = True
+        sizes = rng.lognormal(math.log(mean_bytes), 1.0, len(peers))
+        demands += [(g, p, s) for p, s, k in zip(peers, sizes, keep) if k]
+        if nodes > group:  # the data-parallel ring: GPU g syncs with its replica g + group
+            demands.append((g, (g + group) % nodes, rng.lognormal(math.log(4 * mean_bytes), 0.5)))
+    # Keep only demands a schedule can serve, and build that schedule as the proof. It
+    # may use only 7/8 of the wavelengths: admitting demands until the ring is full
+    # would make every instance a saturated colouring puzzle, which no SiP-Ring runs.
+    used = np.zeros((2, nodes, w - w // 8), bool)
+    tx, rx = np.zeros(nodes, int), np.zeros(nodes, int)
+    traffic = np.zeros((nodes, nodes))
+    witness = []
+    for k in rng.permutation(len(demands)):
+        i, j, size = demands[k]
+        if traffic[i, j] > 0 or tx[i] >= w or rx[j] >= w:
+            continue
+        options = sorted((arc(nodes, i, j, ccw)[1], ccw) for ccw in (False, True))
+        for hops, ccw in options:
+            first, _ = arc(nodes, i, j, ccw)
+            segments = (first + np.arange(hops)) % nodes
+            free = np.flatnonzero(~used[int(ccw), segments].any(axis=0))
+            if hops <= max_hops and len(free):
+                used[int(ccw), segments, free[0]] = True
+                tx[i] += 1
+                rx[j] += 1
+                traffic[i, j] = max(1.0, float(np.round(size)))
+                witness.append(Lightpath(i, j, DIRECTIONS[ccw], int(free[0])))
+                break
+    instance = WavelengthsInstance(nodes, w, wavelength_gbps, max_hops, traffic.tolist())
+    return instance, WavelengthsSolution(witness)
+
+
+def generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int = 4,
+             wavelength_gbps: float = 25.0, group: int | None = None,
+             mp_peers: int | None = None, mean_bytes: float = 1e6) -> WavelengthsInstance:
+    """A feasible hybrid model/data-parallel traffic matrix on a SiP-Ring.
+
+    The nodes form model-parallel groups of ``group`` consecutive GPUs (the last one
+    may be shorter). As SiP-ML's placement does (notes/sipml.md §1.3), each GPU sends
+    activations to some of the ``mp_peers`` GPUs after it in its group, cyclically —
+    ring-local traffic — and exchanges gradients with its data-parallel replica
+    ``group`` positions further on the ring. Sizes are log-normal around
+    ``mean_bytes`` (model parallel) and ``4*mean_bytes`` (data parallel).
+    Demands are then admitted in random order only if a lightpath for them still fits
+    on the first ``W - W // 8`` wavelengths, so every generated instance has a
+    schedule, with some headroom.
+
+    Parameters
+    ----------
+    seed : int
+    nodes, wavelengths, max_hops : int
+        N, W and the reach; ``max_hops <= nodes - 1``.
+    wavelength_gbps : float
+    group : int, optional
+        GPUs per model-parallel group (default ``min(max_hops, nodes)``); at most
+        ``max_hops`` unless it spans the whole ring, so data-parallel partners are in
+        reach.
+    mp_peers : int, optional
+        How far forward a GPU sends activations (default ``min(3, group - 1,
+        max_hops)``).
+    mean_bytes : float
+
+    Raises
+    ------
+    InvalidInstance
+        For sizes out of range.
+
+    Examples
+    --------
+    >>> inst = generate(seed=1, nodes=8, wavelengths=4, max_hops=2)
+    >>> inst.nodes, inst.max_hops, len(inst.demanded) > 0
+    (8, 2, True)
+    """
+    return _generate(seed, nodes, wavelengths, max_hops, wavelength_gbps, group, mp_peers,
+                     mean_bytes)[0]
+
+
+KIND = register_kind(ProblemKind(
+    name="wavelengths", sense="min",
+    instance_type=WavelengthsInstance, solution_type=WavelengthsSolution,
+    instance_from_dict=WavelengthsInstance.from_dict,
+    solution_from_dict=WavelengthsSolution.from_dict,
+    check=check, evaluate=evaluate, generate=generate, bound=count_bound,
+    size=lambda inst: inst.nodes, doc="SiP-Ring wavelength scheduling (min max transfer time)",
+))
