@@ -14,7 +14,7 @@ import os
 import signal
 
 from ..errors import SolverUnavailable
-from .isolate import mp_context, run_isolated
+from .isolate import kill_running, mp_context, run_isolated
 from .job import RunSpec
 
 __all__ = ["ProcessExecutor", "DaskExecutor", "make_executor", "EXECUTORS"]
@@ -23,12 +23,16 @@ EXECUTORS = ("process", "dask")
 
 
 def _terminate(signum, frame):
-    # In a pool worker: turn SIGTERM into an exception, so that run_isolated kills the
-    # run's process before the worker exits (a plain SIGTERM would orphan it).
-    raise SystemExit(128 + signum)
+    # A pool worker told to stop kills its runs' processes (in their own process
+    # groups, a plain SIGTERM would orphan them) and exits at once.
+    kill_running()
+    os._exit(128 + signum)
 
 
 def _init_worker() -> None:
+    # Ctrl-C reaches the whole foreground process group; the driver alone handles it
+    # and stops the workers with SIGTERM, so that exactly one path cleans up.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate)
 
 
@@ -39,6 +43,7 @@ class ProcessExecutor:
 
     def __init__(self, workers: int):
         self.workers = workers
+        self.window = workers + 1  # runs handed over at once: one queued keeps all busy
         self._pool = self._new_pool()
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
@@ -85,6 +90,7 @@ class DaskExecutor:
     """
 
     name = "dask"
+    window = float("inf")  # the scheduler balances all runs over however many workers
 
     def __init__(self, workers: int, scheduler: str | None = None):
         try:
@@ -121,7 +127,12 @@ class DaskExecutor:
         return False  # Dask reschedules the runs of a lost worker itself; no restart
 
     def abort(self, futures) -> None:
+        """Cancel queued runs, then kill the running ones on every worker."""
         self._client.cancel(list(futures), force=True)
+        try:
+            self._client.run(kill_running)
+        except Exception:  # a worker already gone has no runs left to kill
+            pass
 
     def close(self) -> None:
         self._client.close()

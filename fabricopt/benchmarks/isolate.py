@@ -32,13 +32,16 @@ from typing import Any
 
 from .job import RunSpec, execute
 
-__all__ = ["run_isolated", "package_versions", "mp_context", "LAUNCHERS"]
+__all__ = ["run_isolated", "kill_running", "package_versions", "mp_context", "LAUNCHERS"]
 
 LAUNCHERS = ("process", "subprocess")
 
 # One thread per solve: numeric libraries read these when they are first imported.
 _ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                       "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")}
+
+# Runs this process has started and not yet reaped: each pid leads its process group.
+_RUNNING: set[int] = set()
 
 # What the forkserver imports once, so that each run's process starts warm.
 _PRELOAD = ["fabricopt.benchmarks.job", "fabricopt.solvers.registry", "highspy", "pulp"]
@@ -87,6 +90,18 @@ def _child(spec: RunSpec, conn) -> None:
     conn.close()
 
 
+def kill_running() -> int:
+    """Kill every run this process has started and not yet reaped; return how many.
+
+    Called when a sweep is interrupted: by a pool worker's SIGTERM handler, or on each
+    Dask worker through ``Client.run``.
+    """
+    pids = list(_RUNNING)
+    for pid in pids:
+        _kill_group(pid)
+    return len(pids)
+
+
 def _kill_group(pid: int) -> None:
     try:
         os.killpg(pid, signal.SIGKILL)
@@ -103,6 +118,7 @@ def _run_forked(spec: RunSpec) -> tuple[dict | None, str | None]:
     receiver, sender = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_child, args=(spec, sender), name=f"run {spec.instance_id}")
     process.start()
+    _RUNNING.add(process.pid)
     sender.close()
     try:
         if not receiver.poll(spec.hard_limit_s):
@@ -116,6 +132,7 @@ def _run_forked(spec: RunSpec) -> tuple[dict | None, str | None]:
         if process.is_alive():
             _kill_group(process.pid)
         process.join()
+        _RUNNING.discard(process.pid)
         receiver.close()
 
 
@@ -128,6 +145,7 @@ def _run_subprocess(spec: RunSpec) -> tuple[dict | None, str | None]:
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True,
                                 env={**os.environ, **_ONE_THREAD})
+        _RUNNING.add(proc.pid)
         try:
             proc.wait(timeout=spec.hard_limit_s)
         except subprocess.TimeoutExpired:
@@ -136,6 +154,7 @@ def _run_subprocess(spec: RunSpec) -> tuple[dict | None, str | None]:
             if proc.poll() is None:
                 _kill_group(proc.pid)
             proc.wait()
+            _RUNNING.discard(proc.pid)
         if proc.returncode != 0 or not result_path.exists():
             return None, f"exit code {proc.returncode}"
         return json.loads(result_path.read_text()), None
@@ -165,8 +184,8 @@ def run_isolated(spec: RunSpec, launcher: str | None = None) -> dict[str, Any]:
 
     Notes
     -----
-    An interrupt (Ctrl-C, or SIGTERM from a shutting-down pool) kills the run's process
-    before it propagates, so no run outlives the sweep.
+    An exception here (e.g. KeyboardInterrupt) kills the run's process before it
+    propagates; :func:`kill_running` kills it from a signal handler or another thread.
     """
     launcher = launcher or _default_launcher()
     if launcher not in LAUNCHERS:

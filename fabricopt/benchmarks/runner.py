@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -178,9 +179,15 @@ def run_sweep(specs: Sequence[RunSpec], out: str | Path, *, workers: int | None 
 
 
 def _execute(todo, store, sweep, workers, executor_name, scheduler, bar) -> tuple[int, int]:
+    """Submit ``todo`` through a window of ``executor.window`` runs, store each result.
+
+    If a pool worker dies, every run in flight fails with it and nobody knows which run
+    killed it; those runs are then retried one at a time ("quarantine"), so that only
+    a run that breaks the pool when alone is recorded as an error.
+    """
     executor = make_executor(executor_name, workers, scheduler)
-    futures = {}
-    resubmitted = set()
+    pending, quarantine = deque(todo), deque()
+    inflight: dict = {}  # future -> (spec, ran alone)
     done = failed = 0
 
     def record(row):
@@ -191,31 +198,42 @@ def _execute(todo, store, sweep, workers, executor_name, scheduler, bar) -> tupl
         bar.update(done=done, failed=failed, note=f"{row['instance_id']} {row['method']}")
 
     try:
-        futures = {executor.submit(spec): spec for spec in todo}
         bar.update(done=0, failed=0)
-        while futures:
-            finished = executor.wait(futures, timeout=1.0)
+        while pending or quarantine or inflight:
+            if quarantine:
+                if not inflight:
+                    spec = quarantine.popleft()
+                    inflight[executor.submit(spec)] = (spec, True)
+            else:
+                while pending and len(inflight) < executor.window:
+                    spec = pending.popleft()
+                    inflight[executor.submit(spec)] = (spec, False)
+            finished = executor.wait(inflight, timeout=1.0)
             if not finished:
                 bar.update(done=done, failed=failed)
-            broken = []
+            broken = False
             for future in finished:
-                spec = futures.pop(future)
+                spec, alone = inflight.pop(future)
                 try:
                     row = future.result()
                 except Exception as exc:
-                    if executor.is_broken(exc) and spec.key not in resubmitted:
-                        broken.append(spec)
+                    broken = broken or executor.is_broken(exc)
+                    if executor.is_broken(exc) and not alone:
+                        quarantine.append(spec)
                         continue
-                    row = _failed_row(spec, exc)
+                    row = _failed_row(spec, exc)  # alone, it broke the pool itself
                 record(row)
-            if broken:  # a worker died: a fresh pool, and its runs once more
-                lost = broken + list(futures.values())
+            if broken:  # the rest in flight died with the pool, unless already done
+                for future, (spec, _) in inflight.items():
+                    if future.done() and future.exception() is None:
+                        record(future.result())
+                    else:
+                        quarantine.append(spec)
+                inflight.clear()
                 executor.restart()
-                resubmitted.update(s.key for s in broken)
-                futures = {executor.submit(spec): spec for spec in lost}
     except KeyboardInterrupt:
-        executor.abort(list(futures))
-        for future, spec in futures.items():  # runs that finished while we stopped
+        executor.abort(list(inflight))
+        for future in inflight:  # runs that finished while we stopped
             if future.done() and not future.cancelled() and future.exception() is None:
                 record(future.result())
         raise
