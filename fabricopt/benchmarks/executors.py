@@ -9,9 +9,11 @@ only when asked for.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import logging
 import os
 import signal
+import threading
 
 from ..errors import SolverUnavailable
 from .isolate import kill_running, mp_context, run_isolated
@@ -34,6 +36,19 @@ def _init_worker() -> None:
     # and stops the workers with SIGTERM, so that exactly one path cleans up.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate)
+
+
+@contextlib.contextmanager
+def _sigint_ignored():
+    """Ignore SIGINT while child processes are started, so that they inherit it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may change signal handlers
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class ProcessExecutor:
@@ -103,8 +118,9 @@ class DaskExecutor:
         if scheduler:
             self._client = Client(scheduler)
         else:
-            # Non-daemonic workers may start the per-run processes from a forkserver.
-            with dask.config.set({"distributed.worker.daemon": False}):
+            # Non-daemonic workers may start the per-run processes from a forkserver;
+            # workers that ignore SIGINT leave Ctrl-C to the driver, as pool workers do.
+            with dask.config.set({"distributed.worker.daemon": False}), _sigint_ignored():
                 self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                              processes=True, dashboard_address=None,
                                              silence_logs=logging.ERROR)

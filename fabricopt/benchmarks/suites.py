@@ -20,7 +20,6 @@ that is not registered is an error, never skipped. A suite can also be a TOML fi
 from __future__ import annotations
 
 import inspect
-import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -193,12 +192,6 @@ class Suite:
     def kinds(self) -> list[str]:
         """The kinds the suite covers, in order of appearance."""
         return list(dict.fromkeys(row.kind for row in self.rows))
-
-    def max_time_s(self) -> float:
-        """The sum of all runs' time limits: what the suite costs on one core if every run
-        times out (the real cost is far lower: heuristics take milliseconds)."""
-        return math.fsum(row.time_limit_s * len(row.seeds) * len(row.method_names())
-                         for row in self.rows)
 
 
 def kinds_with_rows() -> list[str]:

@@ -99,12 +99,16 @@ def _stored(out):
         return store.rows()
 
 
-@pytest.mark.parametrize("target", ["driver", "process group"])
-def test_ctrl_c_keeps_finished_runs_and_kills_the_running_one(tmp_path, plugin, target):
+@pytest.mark.parametrize("executor, target", [
+    ("process", "driver"), ("process", "process group"), ("dask", "process group")])
+def test_ctrl_c_keeps_finished_runs_and_kills_the_running_one(tmp_path, plugin, executor,
+                                                              target):
+    if executor == "dask":
+        pytest.importorskip("distributed", reason="dask.distributed is not installed")
     suite, out = _toml(tmp_path / "t.toml", ["exact", "hangs"], seeds=(0,),
                        time_limit_s=60), tmp_path / "out"
     proc = _bench("--suite", suite, "--out", out, "--workers", 1, "--plugin", plugin,
-                  "--no-plots", start_new_session=True)
+                  "--executor", executor, "--no-plots", start_new_session=True)
     try:
         assert _wait_for(lambda: len(_stored(out)) == 1 and hang_pids(plugin))
         if target == "driver":
