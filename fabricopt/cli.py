@@ -78,7 +78,8 @@ def _add_bench_parser(sub) -> None:
                    help="seconds past the time limit before a run is killed "
                         "(default: 5 + 10%% of the limit)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
-                   help="runs at once (default: CPU count)")
+                   help="runs at once (default: CPU count); a --scheduler's cluster "
+                        "runs as many as it has worker threads")
     p.add_argument("--executor", choices=("process", "dask"), default="process")
     p.add_argument("--scheduler", default=None, metavar="ADDR",
                    help="Dask scheduler, e.g. tcp://host:8786 (default: a LocalCluster)")

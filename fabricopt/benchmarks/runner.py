@@ -21,6 +21,7 @@ from typing import Iterable, Sequence
 
 from .. import generate
 from ..problems import get_kind
+from ..problems._validate import as_float
 from .executors import make_executor
 from .job import RunSpec, instance_hash, load_plugin
 from .progress import ProgressBar
@@ -74,10 +75,10 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
     for ref in plugins:
         load_plugin(ref)
     methods, kinds = _split(methods), _split(kinds)
-    for name, value in (("time_limit_s", time_limit_s), ("grace_s", grace_s)):
-        if value is not None and not (isinstance(value, (int, float)) and value >= 0
-                                      and (value > 0 or name == "grace_s")):
-            raise ValueError(f"{name} = {value!r}: must be a number > 0")
+    if time_limit_s is not None:
+        time_limit_s = as_float("time_limit_s", time_limit_s, positive=True, error=ValueError)
+    if grace_s is not None:
+        grace_s = as_float("grace_s", grace_s, minimum=0.0, error=ValueError)
     rows = list(suite.rows)
     if kinds is not None:
         unknown = [k for k in kinds if k not in suite.kinds()]
@@ -97,7 +98,7 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
         if not names:
             continue
         kind = get_kind(row.kind)
-        limit = float(time_limit_s) if time_limit_s is not None else row.time_limit_s
+        limit = time_limit_s if time_limit_s is not None else row.time_limit_s
         for seed in row.seeds:
             instance = generate(row.kind, seed=seed, **row.sizes)
             data = instance.to_dict()
