@@ -1,0 +1,186 @@
+"""Metrics over stored runs: primal gap to the best known objective, primal–dual gap,
+shifted geometric mean runtime, solved counts.
+
+Everything here is computed from the store's rows alone (objectives and bounds that
+:func:`fabricopt.solve` scored); nothing is re-solved or re-scored.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from ..solvers.result import relative_gap
+
+__all__ = ["SHIFT_S", "shifted_geometric_mean", "sgm_time_s", "BestKnown", "best_known",
+           "primal_gap", "with_primal_gaps", "MethodSummary", "summarize"]
+
+#: Shift of the shifted geometric mean runtime, in seconds (as in Mittelmann's benchmarks).
+SHIFT_S = 10.0
+
+_SOLVED = ("optimal", "feasible")
+
+
+def shifted_geometric_mean(values: Iterable[float], shift: float = SHIFT_S) -> float | None:
+    """``exp(mean(log(v + shift))) - shift``; None for no values.
+
+    The shift keeps runs of a few milliseconds from dominating the mean.
+
+    Examples
+    --------
+    >>> round(shifted_geometric_mean([0.0, 30.0]), 6)   # sqrt(10 * 40) - 10
+    10.0
+    >>> shifted_geometric_mean([]) is None
+    True
+    """
+    values = list(values)
+    if not values:
+        return None
+    return math.exp(math.fsum(math.log(v + shift) for v in values) / len(values)) - shift
+
+
+def sgm_time_s(row: dict[str, Any]) -> float:
+    """A run's time in the shifted geometric mean: its runtime, capped at the time limit,
+    and the full time limit for a run that failed (``error``, including killed runs).
+
+    Examples
+    --------
+    >>> sgm_time_s({"status": "feasible", "runtime_s": 12.5, "time_limit_s": 10.0})
+    10.0
+    >>> sgm_time_s({"status": "error", "runtime_s": 0.01, "time_limit_s": 10.0})
+    10.0
+    """
+    limit = row["time_limit_s"]
+    if row["status"] == "error" or row.get("runtime_s") is None:
+        return limit
+    return min(row["runtime_s"], limit)
+
+
+@dataclass(frozen=True)
+class BestKnown:
+    """The best objective and the best bound any stored run found for one instance."""
+
+    sense: str
+    objective: float | None
+    bound: float | None
+
+    @property
+    def proven(self) -> bool:
+        """Is the best objective proven optimal by the best bound (to 1e-9 relative)?"""
+        if self.objective is None or self.bound is None:
+            return False
+        gap = relative_gap(self.objective, self.bound)
+        return gap is not None and gap <= 1e-9
+
+
+def _better(sense: str, a: float | None, b: float | None, *, bound: bool = False):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    # The best objective is the lowest when minimizing; the best bound the highest.
+    lower_is_better = (sense == "min") != bound
+    return min(a, b) if lower_is_better else max(a, b)
+
+
+def best_known(rows: Iterable[dict[str, Any]]) -> dict[str, BestKnown]:
+    """Per instance hash: the best objective of any run with a solution, and the best
+    bound of any run that is not an error, over every method and suite stored."""
+    best: dict[str, BestKnown] = {}
+    for row in rows:
+        key = row["instance_hash"]
+        cur = best.get(key, BestKnown(row["sense"], None, None))
+        objective, bound = cur.objective, cur.bound
+        if row["status"] in _SOLVED and row["objective"] is not None:
+            objective = _better(row["sense"], objective, row["objective"])
+        if row["status"] != "error" and row["bound"] is not None:
+            bound = _better(row["sense"], bound, row["bound"], bound=True)
+        best[key] = BestKnown(row["sense"], objective, bound)
+    return best
+
+
+def primal_gap(objective: float | None, best: float | None) -> float | None:
+    """``|p - p*| / max(|p|, |p*|)``, 0 when both are 0; None without both.
+
+    Examples
+    --------
+    >>> primal_gap(12.0, 10.0), primal_gap(0.0, 0.0), primal_gap(None, 1.0)
+    (0.16666666666666666, 0.0, None)
+    """
+    return relative_gap(objective, best)
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """One line of a report table: a method on the instances of one kind in one suite.
+
+    Attributes
+    ----------
+    suite, kind, method : str
+    instances : int
+        Runs (one per instance and seed).
+    optimal : int
+        Runs with status ``optimal`` (proven).
+    feasible : int
+        Runs with a feasible solution (``optimal`` or ``feasible``).
+    errors : int
+        Runs with status ``error`` (raised, infeasible answer, killed, crashed).
+    mean_gap, max_gap : float or None
+        Primal gap to the best known objective over the runs with a solution.
+    mean_pd_gap : float or None
+        Mean primal–dual gap of the runs whose envelope has one.
+    sgm_runtime_s : float
+        Shifted geometric mean of :func:`sgm_time_s`, shift :data:`SHIFT_S`.
+    """
+
+    suite: str
+    kind: str
+    method: str
+    instances: int
+    optimal: int
+    feasible: int
+    errors: int
+    mean_gap: float | None
+    max_gap: float | None
+    mean_pd_gap: float | None
+    sgm_runtime_s: float
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def with_primal_gaps(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows, each with ``best_objective``, ``best_bound`` and ``primal_gap`` added."""
+    best = best_known(rows)
+    out = []
+    for row in rows:
+        b = best[row["instance_hash"]]
+        gap = primal_gap(row["objective"], b.objective) if row["status"] in _SOLVED else None
+        out.append({**row, "best_objective": b.objective, "best_bound": b.bound,
+                    "primal_gap": gap})
+    return out
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> list[MethodSummary]:
+    """A :class:`MethodSummary` per (suite, kind, method), sorted by those three.
+
+    ``rows`` are the store's latest rows; the best known objective of an instance comes
+    from all of them, whatever suite they belong to.
+    """
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for row in with_primal_gaps(rows):
+        groups.setdefault((row["suite"], row["kind"], row["method"]), []).append(row)
+    out = []
+    for (suite, kind, method), runs in sorted(groups.items()):
+        gaps = [r["primal_gap"] for r in runs if r["primal_gap"] is not None]
+        pd = [r["gap"] for r in runs if r["gap"] is not None and r["status"] != "error"]
+        out.append(MethodSummary(
+            suite, kind, method, len(runs),
+            sum(r["status"] == "optimal" for r in runs),
+            sum(r["status"] in _SOLVED for r in runs),
+            sum(r["status"] == "error" for r in runs),
+            _mean(gaps), max(gaps) if gaps else None, _mean(pd),
+            shifted_geometric_mean(sgm_time_s(r) for r in runs)))
+    return out
