@@ -337,15 +337,16 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
     --------
     >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0)],
     ...                          [Dep("a", "b", 1e9)])
-    >>> check(inst, PlacementSolution({"a": 0, "b": 1}, {"a": 0.0, "b": 1.5}))
-    CheckResult(feasible=False, reason="dep a -> b: 'b' starts at 1.5 before 'a' ends at 1 + transfer 1 = 2")
+    >>> print(check(inst, PlacementSolution({"a": 0, "b": 1}, {"a": 0.0, "b": 1.5})).reason)
+    dep a -> b: 'b' starts at 1.5 before 'a' ends at 1 + transfer 1 = 2
     """
     gpu, start = _arrays(instance, solution)
     ids = [op.id for op in instance.ops]
     negative = np.flatnonzero(start < 0)
     if len(negative):
         k = negative[0]
-        return CheckResult.violated(f"start_s[{ids[k]!r}] = {start[k]!r}: starts before time 0")
+        return CheckResult.violated(
+            f"start_s[{ids[k]!r}] = {float(start[k])!r}: starts before time 0")
     end = start + instance.compute
     for k, dep in enumerate(instance.deps):
         u, v = instance.dep_src[k], instance.dep_dst[k]
