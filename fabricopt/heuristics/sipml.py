@@ -30,7 +30,7 @@ from typing import Iterable
 from ..errors import InvalidInstance
 from ..problems._validate import as_float, as_int
 from ..problems.opgraph import OpGraph
-from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate, ready_time,
+from ..problems.placement import (PlacementInstance, PlacementSolution, advance, evaluate,
                                   schedule, split_op_graph)
 
 __all__ = ["sub_op_count", "balance", "feasible_set", "algorithm1", "sipml", "unconstrained",
@@ -161,7 +161,14 @@ def degree_safe_gpus(instance: PlacementInstance) -> int:
 
 def _earliest(mask: int, free: list) -> int:
     """The GPU of ``mask`` that is free first; ties to the smallest index ([P] §3.2)."""
-    return min(_bits(mask), key=lambda g: (free[g], g))
+    best, best_free = -1, math.inf
+    while mask:                       # bits in increasing order: ties keep the smaller
+        low = mask & -mask
+        g = low.bit_length() - 1
+        mask ^= low
+        if free[g] < best_free:
+            best, best_free = g, free[g]
+    return best
 
 
 def _nearest(mask: int, gpu: int, k: int) -> int:
@@ -246,30 +253,42 @@ class _Relocator:
             Whether the collapse was needed.
         """
         dev, masks, back = self.dev, self.masks, self.back_masks
+        parents, children, k, degree = self.parents, self.children, self.k, self.degree
         dev[x] = t
         count = {x: _PINNED}
-        queue = deque((u, x) for u in self.parents[x] if not self.ok(u, x))
+        queue = deque((u, x) for u in parents[x] if (t - dev[u]) % k >= degree)
         left = []
         while queue:
             a, b = queue.popleft()
-            if self.ok(a, b):
+            da, db = dev[a], dev[b]
+            if (db - da) % k < degree:
                 continue
             ca, cb = count.get(a, 0), count.get(b, 0)
-            if min(ca, cb) >= _MOVES_PER_OP:
+            if ca >= _MOVES_PER_OP and cb >= _MOVES_PER_OP:
                 left.append((a, b))
                 continue
             mover = a if ca <= cb else b          # ties: the parent, backwards
-            must = back[dev[b]] if mover == a else masks[dev[a]]
-            keep_all = keep_moved = must
-            for others, window in ((self.parents[mover], masks), (self.children[mover], back)):
-                for other in others:
-                    if dev[other] >= 0:
-                        keep_all &= window[dev[other]]
-                        if other in count:
-                            keep_moved &= window[dev[other]]
-            dev[mover] = _nearest(keep_all or keep_moved or must, dev[mover], self.k)
+            keep_all = keep_moved = back[db] if mover == a else masks[da]
+            for u in parents[mover]:
+                if dev[u] >= 0:
+                    keep_all &= masks[dev[u]]
+                    if u in count:
+                        keep_moved &= masks[dev[u]]
+            for c in children[mover]:
+                if dev[c] >= 0:
+                    keep_all &= back[dev[c]]
+                    if c in count:
+                        keep_moved &= back[dev[c]]
+            if not keep_all:
+                keep_all = keep_moved or (back[db] if mover == a else masks[da])
+            dev[mover] = d = _nearest(keep_all, dev[mover], k)
             count[mover] = count.get(mover, 0) + 1
-            queue.extend(self._broken_edges(mover))
+            for u in parents[mover]:
+                if dev[u] >= 0 and (d - dev[u]) % k >= degree:
+                    queue.append((u, mover))
+            for c in children[mover]:
+                if dev[c] >= 0 and (dev[c] - d) % k >= degree:
+                    queue.append((mover, c))
         collapsed = False
         while left:
             a, b = left.pop()
@@ -339,17 +358,11 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     comm_parents = [sorted({u for u, _, b in instance.parents[v] if b}) for v in range(n)]
     comm_children = [sorted({w for w, _, b in instance.children[v] if b}) for v in range(n)]
     dev, end, free = [-1] * n, [0.0] * n, [0.0] * k
-    compute = instance.compute.tolist()
-    parents = instance.parents
     relocator = _Relocator(k, degree, dev, comm_parents, comm_children) if degree < k else None
     masks = relocator.masks if relocator else None
     full = (1 << k) - 1
     snaps: dict[int, list] = {}
     info = {"relocations": 0, "relocated_ops": 0, "collapses": 0}
-
-    def run(v: int) -> None:
-        d = dev[v]
-        end[v] = free[d] = ready_time(parents[v], dev, end, d, free[d]) + compute[v]
 
     for i, x in enumerate(order):
         if i % _SNAP == 0:
@@ -368,14 +381,15 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
                 info["relocated_ops"] += len(moved)
                 info["collapses"] += collapsed
                 j = min(pos[v] for v in moved)
-                free[:] = snaps[j - j % _SNAP]
-                for p in range(j - j % _SNAP, i):   # re-time; nothing before j moved
-                    if p % _SNAP == 0:
-                        snaps[p] = list(free)
-                    run(order[p])
+                p = j - j % _SNAP
+                free[:] = snaps[p]
+                while p < i:                      # re-time; nothing before j moved
+                    snaps[p] = list(free)
+                    advance(instance, order[p:min(p + _SNAP, i)], dev, end, free)
+                    p += _SNAP
                 if i % _SNAP == 0:
                     snaps[i] = list(free)
-        run(x)
+        advance(instance, (x,), dev, end, free)
     return dev, order, info
 
 

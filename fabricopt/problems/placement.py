@@ -29,7 +29,7 @@ from ._validate import as_float, as_id, as_int, as_list, fail, reject_unknown_ke
 from .opgraph import OpGraph
 
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
-           "lower_bound", "heads_and_tails", "schedule_times", "schedule", "ready_time",
+           "lower_bound", "heads_and_tails", "schedule_times", "schedule", "advance",
            "peer_sets",
            "split_op_graph", "generate", "FEASIBILITY_RTOL"]
 
@@ -149,6 +149,11 @@ class PlacementInstance:
         path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
         raise InvalidInstance(f"deps: contain the cycle {path}")
 
+    def __reduce__(self):
+        # pickle the fields only (worker processes get instances this way); the index
+        # and the cached arrays are rebuilt on the other side
+        return (type(self), (self.gpus, self.max_peers, self.link_gbps, self.ops, self.deps))
+
     # -- JSON ----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         ops = []
@@ -177,6 +182,11 @@ class PlacementInstance:
     def compute(self) -> np.ndarray:
         """``compute_s`` of every op, as a read-only array."""
         return _frozen(np.array([op.compute_s for op in self.ops], dtype=float))
+
+    @cached_property
+    def compute_list(self) -> list:
+        """``compute_s`` of every op, as a list (fast to index in Python loops)."""
+        return self.compute.tolist()
 
     @cached_property
     def dep_src(self) -> np.ndarray:
@@ -271,6 +281,9 @@ class PlacementSolution:
                  for k, v in _as_mapping("start_s", self.start_s).items()}
         object.__setattr__(self, "gpu", MappingProxyType(gpu))
         object.__setattr__(self, "start_s", MappingProxyType(start))
+
+    def __reduce__(self):
+        return (type(self), (dict(self.gpu), dict(self.start_s)))
 
     def to_dict(self) -> dict[str, Any]:
         return {"gpu": dict(self.gpu), "start_s": dict(self.start_s)}
@@ -436,31 +449,30 @@ def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
     (start, end) : lists of float indexed like ``instance.ops``
     """
     n = instance.size
-    compute = instance.compute.tolist()
-    parents = instance.parents
-    free = [0.0] * instance.gpus
-    start = [0.0] * n
-    end = [0.0] * n
-    for v in order:
-        g = gpu[v]
-        start[v] = t = ready_time(parents[v], gpu, end, g, free[g])
-        end[v] = free[g] = t + compute[v]
+    start, end = [0.0] * n, [0.0] * n
+    advance(instance, order, gpu, end, [0.0] * instance.gpus, start)
     return start, end
 
 
-def ready_time(parents: Sequence[tuple], gpu: Sequence[int], end: Sequence[float], g: int,
-               free_s: float) -> float:
-    """When an op can start on GPU ``g``, free from ``free_s``: after every parent's
-    ``end`` plus its transfer when the parent runs on another GPU.
+def advance(instance: PlacementInstance, ops: Iterable[int], gpu: Sequence[int], end: list,
+            free: list, start: list | None = None) -> None:
+    """Schedule ``ops`` in turn, each as early as its GPU (free from ``free[g]``) and its
+    parents (their ``end`` plus the transfer from another GPU) allow.
 
-    ``parents`` is ``instance.parents[op]``; ``gpu`` and ``end`` are indexed by op.
+    Updates ``end`` (indexed by op), ``free`` (by GPU) and, if given, ``start`` in place:
+    the one loop every schedule in fabricopt is made by.
     """
-    t = free_s
-    for u, delay, _ in parents:
-        ready = end[u] + delay if gpu[u] != g else end[u]
-        if ready > t:
-            t = ready
-    return t
+    parents, compute = instance.parents, instance.compute_list
+    for v in ops:
+        g = gpu[v]
+        t = free[g]
+        for u, delay, _ in parents[v]:
+            ready = end[u] + delay if gpu[u] != g else end[u]
+            if ready > t:
+                t = ready
+        if start is not None:
+            start[v] = t
+        end[v] = free[g] = t + compute[v]
 
 
 def schedule(instance: PlacementInstance, gpu: Sequence[int],

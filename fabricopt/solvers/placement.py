@@ -40,8 +40,11 @@ def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
     ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``).
     """
+    began = time.perf_counter()
     start, start_info = paper.sipml(instance)
     gpu = [start.gpu[op.id] for op in instance.ops]
+    if time_limit is not None:       # the search gets what sipml left of the limit
+        time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
     solution, info = ours.local_search(instance, gpu, seed=seed, max_evals=max_evals,
                                        restarts=restarts, time_limit=time_limit)
     return _heuristic(solution, instance, {**info, "sipml": start_info})

@@ -257,3 +257,14 @@ def test_cycle_message_names_the_cycle():
                           [Dep("a", "b", 0), Dep("b", "a", 0)])
     assert re.fullmatch(r"deps: contain the cycle (a -> b -> a|b -> a -> b)", str(err.value))
     assert not math.isnan(lower_bound(PlacementInstance(1, 1, 1.0, [SubOp("a", 1)])))
+
+
+def test_instances_and_solutions_pickle():
+    # the benchmark harness hands them to worker processes
+    import pickle
+
+    inst = generate(3, ops=20)
+    solution = schedule(inst, [0] * inst.size)
+    assert pickle.loads(pickle.dumps(inst)) == inst
+    assert pickle.loads(pickle.dumps(solution)) == solution
+    assert check(pickle.loads(pickle.dumps(inst)), solution)
