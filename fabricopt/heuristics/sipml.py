@@ -222,17 +222,23 @@ class _Relocator:
         return [(u, v) for u in self.parents[v] if dev[u] >= 0 and (d - dev[u]) % k >= degree] \
             + [(v, c) for c in self.children[v] if dev[c] >= 0 and (dev[c] - d) % k >= degree]
 
-    def target(self, x: int, free: list) -> int:
+    def target(self, x: int, free: list, pos: list) -> int:
         """The parent GPU for ``x`` leaving the fewest parents to move, each weighted by
-        the placed children it could upset (ties: earliest free, then smallest index;
-        the paper's choice is garbled in every copy we have)."""
+        the placed children it could upset; ties go to the GPU whose movers were placed
+        most recently (an old op drags a long restart and its other children along),
+        then to the earliest free, then to the smallest index. The paper's choice is
+        garbled in every copy we have."""
         k, degree, dev = self.k, self.degree, self.dev
 
         def cost(t: int) -> int:
             return sum(1 + sum(c != x and dev[c] >= 0 for c in self.children[u])
                        for u in self.parents[x] if (t - dev[u]) % k >= degree)
 
-        return min({dev[u] for u in self.parents[x]}, key=lambda t: (cost(t), free[t], t))
+        def age(t: int) -> int:
+            return -min((pos[u] for u in self.parents[x] if (t - dev[u]) % k >= degree),
+                        default=0)
+
+        return min({dev[u] for u in self.parents[x]}, key=lambda t: (cost(t), age(t), free[t], t))
 
     def relocate(self, x: int, t: int) -> tuple[list[int], bool]:
         """Put ``x`` on ``t`` and repair every window the move breaks.
@@ -376,7 +382,7 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
             if mask:
                 dev[x] = _earliest(mask, free)
             else:
-                moved, collapsed = relocator.relocate(x, relocator.target(x, free))
+                moved, collapsed = relocator.relocate(x, relocator.target(x, free, pos))
                 info["relocations"] += 1
                 info["relocated_ops"] += len(moved)
                 info["collapses"] += collapsed
