@@ -17,9 +17,9 @@ by ``unit = H`` (so times lie in [0, 1] and HiGHS's absolute tolerances stay rel
 with compute > 0 that no path orders already. Bounds are tight: ``s[i]`` lies in
 ``[head_i, H - tail_i - c_i]`` (longest compute-only paths before and after i), so the
 big-M of "i before j" is ``M[i,j] = max(0, H - tail_i - head_j)``, the largest value
-``s[i] + c[i] - s[j]`` can take. GPUs are interchangeable: the first op on GPU g must
-come (by index) after the first op on GPU g - 1, which keeps one labelling of each
-placement.
+``s[i] + c[i] - s[j]`` can take. GPUs are interchangeable: op i may use GPUs 0..i only
+and, in the full variant, the first op on GPU g must come (by index) after the first op
+on GPU g - 1, which keeps one labelling of each placement.
 
 References
 ----------
@@ -66,7 +66,7 @@ def unordered_pairs(instance: PlacementInstance) -> list[tuple[int, int]]:
 
 
 def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
-          symmetry_breaking: bool | str = True) -> MilpModel:
+          symmetry_breaking: bool | str = "weak") -> MilpModel:
     """The placement MILP of this module's docstring.
 
     Parameters
@@ -77,8 +77,9 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
         bound and big-M. Default: all ops on one GPU in topological order, ``sum c``.
     symmetry_breaking : bool or "weak"
         True: the first op on GPU g comes after the first op on GPU g - 1 (one labelling
-        per placement). "weak": only op i may not use a GPU above i. False: none, which
-        leaves HiGHS's own symmetry detection to it.
+        per placement). "weak" (default): only op i may not use a GPU above i, which
+        leaves HiGHS's own symmetry detection room and ran fastest on the benchmark
+        (BENCHMARKS.md). False: none.
 
     Returns
     -------
@@ -100,6 +101,9 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
     >>> run.status, evaluate(inst, sol)
     ('optimal', 2.0)
     """
+    if symmetry_breaking not in (True, False, "weak"):
+        raise ValueError(f"symmetry_breaking = {symmetry_breaking!r}: must be True, False "
+                         f"or 'weak'")
     n, k = instance.size, instance.gpus
     compute = instance.compute
     head, tail = heads_and_tails(instance)

@@ -166,7 +166,7 @@ def _better(a: tuple, b: tuple) -> bool:
 
 
 def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int = 0,
-                 max_evals: int | None = None, restarts: int = 8,
+                 max_evals: int | None = None, restarts: int = 20,
                  time_limit: float | None = None) -> tuple[PlacementSolution, dict]:
     """Iterated local search on the assignment of ops to GPUs (ours).
 

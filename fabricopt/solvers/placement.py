@@ -34,7 +34,7 @@ def sipml(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutp
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
-             restarts: int = 8) -> SolverOutput:
+             restarts: int = 20) -> SolverOutput:
     """Ours: sipml, then iterated local search (moves and swaps under the true degree limit).
 
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
@@ -73,7 +73,7 @@ def _best_heuristic(instance: PlacementInstance, seed: int, time_limit: float | 
 
 def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str = "highs",
          rel_gap: float = 0.0, warm_start: bool = True,
-         symmetry_breaking: bool | str = True) -> SolverOutput:
+         symmetry_breaking: bool | str = "weak") -> SolverOutput:
     """Exact MILP (PuLP + HiGHS): disjunctive order, pair-usage degree, symmetry breaking.
 
     With ``warm_start`` (default) the best heuristic answer seeds the solver and its

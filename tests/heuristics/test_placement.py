@@ -78,7 +78,7 @@ def test_local_search_improves_sipml_on_average():
         start, gpu = start_gpu(inst)
         solution, info = local_search(inst, gpu, seed=seed)
         gains.append(evaluate(inst, start) / evaluate(inst, solution))
-        assert info["restarts"] <= 8
+        assert info["restarts"] <= 20
     assert min(gains) >= 1.0 and np.mean(gains) > 1.02
 
 
