@@ -74,6 +74,32 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("n1024-q16", {"gpus": 1024, "switches": 16}, (0, 1), ("exact", "greedy"), 60.0),
         ],
     },
+    "placement": {
+        # Random layered DAGs already split into sub-ops (generator ``ops`` = sub-ops).
+        "quick": [
+            ("tiny", {"ops": 8, "gpus": 3, "max_peers": 1}, (0, 1, 2), ALL, 10.0),
+            ("small", {"ops": 12, "gpus": 4, "max_peers": 2}, (0, 1, 2), ALL, 10.0),
+            ("medium", {"ops": 40, "gpus": 8, "max_peers": 3}, (0, 1), ALL, 10.0),
+            ("large", {"ops": 2000, "gpus": 32, "max_peers": 7}, (0,),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 30.0),
+        ],
+        # SiP-ML §3.2 / §5: k-way model parallelism with D - 1 = 15 MP peers on 64 GPUs;
+        # the balanced Transformer graph has > 20k sub-ops (issue #3's speed target).
+        "paper": [
+            ("sipml-k64-d16", {"ops": 20000, "gpus": 64, "max_peers": 15}, (0,),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 120.0),
+        ],
+        "scale": [
+            ("o10-k4", {"ops": 10, "gpus": 4, "max_peers": 1}, (0, 1), ALL, 60.0),
+            ("o12-k4", {"ops": 12, "gpus": 4, "max_peers": 2}, (0, 1), ALL, 60.0),
+            ("o24-k4", {"ops": 24, "gpus": 4, "max_peers": 2}, (0, 1), ALL, 60.0),
+            ("o48-k8", {"ops": 48, "gpus": 8, "max_peers": 3}, (0, 1), ALL, 60.0),
+            ("o500-k16", {"ops": 500, "gpus": 16, "max_peers": 3}, (0, 1),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 60.0),
+            ("o5000-k64", {"ops": 5000, "gpus": 64, "max_peers": 15}, (0,),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 60.0),
+        ],
+    },
     "wavelengths": {
         "quick": [
             ("tiny", {"nodes": 8, "wavelengths": 2, "max_hops": 3}, (0, 1, 2), ALL, 10.0),

@@ -23,6 +23,7 @@ _BUILTIN_MODULES = (
     "fabricopt.solvers.circuits",
     "fabricopt.solvers.topology",
     "fabricopt.solvers.wavelengths",
+    "fabricopt.solvers.placement",
 )
 
 

@@ -61,7 +61,7 @@ def test_bench_prints_tables_writes_report_and_resumes(tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--suite", "nosuch"], "suite = 'nosuch': unknown suite"),
     (["--scheduler", "tcp://h:8786"], "--scheduler = 'tcp://h:8786': needs --executor dask"),
-    (["--methods", "sipml"], "--methods sipml: no row of suite 'quick' runs it"),
+    (["--methods", "no-such-method"], "--methods no-such-method: no row of suite 'quick' runs it"),
     (["--workers", "0"], "workers = 0: must be an integer >= 1"),
     (["report", "NOWHERE"], "NOWHERE: no results database here"),
 ])

@@ -1,0 +1,632 @@
+"""``placement`` — SiP-ML degree-constrained model-parallel placement (DESIGN.md §5.1).
+
+Sub-ops of a DNN training step form a DAG; each runs on one of ``gpus`` GPUs, one at a
+time per GPU. A dependency ``u -> v`` of ``bytes`` makes ``v`` wait until ``u`` ends plus,
+when they sit on different GPUs, the transfer time ``8*bytes / (link_gbps*1e9)``. An
+optical fabric limits each GPU to ``max_peers`` distinct GPUs it sends bytes > 0 to,
+and likewise receives from. The objective, minimized, is the makespan.
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML: High-Bandwidth Optical Network Interconnects for
+   Machine Learning Training", SIGCOMM 2021, §3.2 (degree-aware parallelization).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import InvalidInstance, InvalidSolution
+from ._kind import CheckResult, ProblemKind, register_kind
+from ._validate import as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require
+from .opgraph import OpGraph
+
+__all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
+           "lower_bound", "heads_and_tails", "schedule_times", "schedule", "advance",
+           "peer_sets",
+           "split_op_graph", "generate", "FEASIBILITY_RTOL"]
+
+#: Relative feasibility tolerance of DESIGN.md §5.
+FEASIBILITY_RTOL = 1e-9
+
+_INSTANCE_KEYS = ("problem", "gpus", "max_peers", "link_gbps", "ops", "deps")
+
+
+@dataclass(frozen=True)
+class SubOp:
+    """One (sub-)op: ``compute_s`` seconds on a GPU; ``group`` names its original op."""
+
+    id: str
+    compute_s: float
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class Dep:
+    """``dst`` waits for ``src``, whose output of ``bytes`` it reads."""
+
+    src: str
+    dst: str
+    bytes: float
+
+
+def _parse_op(k: int, op: Any) -> SubOp:
+    if isinstance(op, Mapping):
+        reject_unknown_keys(op, ("id", "compute_s", "group"), f"ops[{k}]")
+        op = SubOp(require(op, "id"), require(op, "compute_s"), op.get("group"))
+    elif not isinstance(op, SubOp):
+        fail(f"ops[{k}]", op, "must be an object")
+    group = None if op.group is None else as_id(f"ops[{k}].group", op.group)
+    return SubOp(as_id(f"ops[{k}].id", op.id),
+                 as_float(f"ops[{k}].compute_s", op.compute_s, minimum=0.0), group)
+
+
+def _parse_dep(k: int, dep: Any) -> Dep:
+    if isinstance(dep, Mapping):
+        reject_unknown_keys(dep, ("src", "dst", "bytes"), f"deps[{k}]")
+        dep = Dep(require(dep, "src"), require(dep, "dst"), require(dep, "bytes"))
+    elif not isinstance(dep, Dep):
+        fail(f"deps[{k}]", dep, "must be an object")
+    return Dep(dep.src, dep.dst, as_float(f"deps[{k}].bytes", dep.bytes, minimum=0.0))
+
+
+@dataclass(frozen=True)
+class PlacementInstance:
+    """A degree-constrained placement instance.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs of the model-parallel group (>= 1).
+    max_peers : int
+        Distinct other GPUs a GPU may send bytes to, and receive bytes from (>= 1).
+        SiP-ML keeps one of D circuits for the data-parallel ring: ``max_peers = D - 1``.
+    link_gbps : float
+        Bandwidth of a GPU-to-GPU transfer in 10^9 bit/s (> 0).
+    ops : sequence of SubOp or dict
+        Unique ids, ``compute_s >= 0``, optional ``group``.
+    deps : sequence of Dep or dict
+        Between known ops, ``bytes >= 0``, at most one per ordered pair, no cycle.
+
+    Examples
+    --------
+    >>> inst = PlacementInstance(2, 1, 8.0, [{"id": "a", "compute_s": 1.0},
+    ...                                      {"id": "b", "compute_s": 2.0}],
+    ...                          [{"src": "a", "dst": "b", "bytes": 1e9}])
+    >>> inst.size, inst.delay_s.tolist()
+    (2, [1.0])
+    """
+
+    gpus: int
+    max_peers: int
+    link_gbps: float
+    ops: tuple
+    deps: tuple = ()
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "gpus", as_int("gpus", self.gpus, minimum=1))
+        set_(self, "max_peers", as_int("max_peers", self.max_peers, minimum=1))
+        set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))
+        ops, index = [], {}
+        for k, raw in enumerate(as_list("ops", self.ops)):
+            op = _parse_op(k, raw)
+            if op.id in index:
+                fail(f"ops[{k}].id", op.id, "repeats an earlier op id")
+            index[op.id] = k
+            ops.append(op)
+        deps, pairs = [], set()
+        for k, raw in enumerate(as_list("deps", self.deps)):
+            dep = _parse_dep(k, raw)
+            for end in ("src", "dst"):
+                if not isinstance(getattr(dep, end), str) or getattr(dep, end) not in index:
+                    fail(f"deps[{k}].{end}", getattr(dep, end), "unknown op id")
+            if (dep.src, dep.dst) in pairs:
+                fail(f"deps[{k}]", f"{dep.src} -> {dep.dst}", "repeats an earlier dep")
+            if dep.src == dep.dst:
+                fail(f"deps[{k}]", f"{dep.src} -> {dep.dst}", "an op cannot wait for itself")
+            pairs.add((dep.src, dep.dst))
+            deps.append(dep)
+        set_(self, "ops", tuple(ops))
+        set_(self, "deps", tuple(deps))
+        set_(self, "index", MappingProxyType(index))
+        self._check_acyclic()
+
+    def _check_acyclic(self) -> None:
+        if len(self.topological_order()) == self.size:
+            return
+        import networkx as nx
+
+        graph = nx.DiGraph([(d.src, d.dst) for d in self.deps])
+        cycle = nx.find_cycle(graph)
+        path = " -> ".join([u for u, _ in cycle] + [cycle[0][0]])
+        raise InvalidInstance(f"deps: contain the cycle {path}")
+
+    def __reduce__(self):
+        # pickle the fields only (worker processes get instances this way); the index
+        # and the cached arrays are rebuilt on the other side
+        return (type(self), (self.gpus, self.max_peers, self.link_gbps, self.ops, self.deps))
+
+    # -- JSON ----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        ops = []
+        for op in self.ops:
+            entry = {"id": op.id, "compute_s": op.compute_s}
+            if op.group is not None:
+                entry["group"] = op.group
+            ops.append(entry)
+        return {"problem": "placement", "gpus": self.gpus, "max_peers": self.max_peers,
+                "link_gbps": self.link_gbps, "ops": ops,
+                "deps": [{"src": d.src, "dst": d.dst, "bytes": d.bytes} for d in self.deps]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "PlacementInstance":
+        reject_unknown_keys(data, _INSTANCE_KEYS)
+        return cls(require(data, "gpus"), require(data, "max_peers"), require(data, "link_gbps"),
+                   require(data, "ops"), data.get("deps", ()))
+
+    # -- arrays the methods share (op k is ops[k]) ---------------------------------------
+    @property
+    def size(self) -> int:
+        """Number of ops."""
+        return len(self.ops)
+
+    @cached_property
+    def compute(self) -> np.ndarray:
+        """``compute_s`` of every op, as a read-only array."""
+        return _frozen(np.array([op.compute_s for op in self.ops], dtype=float))
+
+    @cached_property
+    def compute_list(self) -> list:
+        """``compute_s`` of every op, as a list (fast to index in Python loops)."""
+        return self.compute.tolist()
+
+    @cached_property
+    def dep_src(self) -> np.ndarray:
+        return _frozen(np.array([self.index[d.src] for d in self.deps], dtype=np.int64))
+
+    @cached_property
+    def dep_dst(self) -> np.ndarray:
+        return _frozen(np.array([self.index[d.dst] for d in self.deps], dtype=np.int64))
+
+    @cached_property
+    def delay_s(self) -> np.ndarray:
+        """Transfer time of every dep when its ends sit on different GPUs."""
+        return _frozen(np.array([8.0 * d.bytes / (self.link_gbps * 1e9) for d in self.deps],
+                                dtype=float))
+
+    @cached_property
+    def parents(self) -> tuple:
+        """``parents[v]`` = tuple of ``(u, delay_s, carries_bytes)`` over the deps u -> v."""
+        out: list[list] = [[] for _ in range(self.size)]
+        for k, dep in enumerate(self.deps):
+            out[self.dep_dst[k]].append((int(self.dep_src[k]), float(self.delay_s[k]),
+                                         dep.bytes > 0))
+        return tuple(tuple(p) for p in out)
+
+    @cached_property
+    def children(self) -> tuple:
+        """``children[u]`` = tuple of ``(v, delay_s, carries_bytes)`` over the deps u -> v."""
+        out: list[list] = [[] for _ in range(self.size)]
+        for k, dep in enumerate(self.deps):
+            out[self.dep_src[k]].append((int(self.dep_dst[k]), float(self.delay_s[k]),
+                                         dep.bytes > 0))
+        return tuple(tuple(c) for c in out)
+
+    def topological_order(self, priority: Sequence[float] | None = None) -> list[int]:
+        """Op indices in a topological order: among ready ops the smallest
+        ``(priority[k], k)`` first (``k``, the position in ``ops``, alone by default).
+
+        With the default and ops listed in a topological order, this is ``0..n-1``.
+        """
+        n = self.size
+        indegree = [0] * n
+        for v in self.dep_dst.tolist():
+            indegree[v] += 1
+        children = [[] for _ in range(n)]
+        for u, v in zip(self.dep_src.tolist(), self.dep_dst.tolist()):
+            children[u].append(v)
+        key = (lambda k: (k,)) if priority is None else (lambda k: (priority[k], k))
+        ready = [key(k) + (k,) for k in range(n) if indegree[k] == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            u = heapq.heappop(ready)[-1]
+            order.append(u)
+            for v in children[u]:
+                indegree[v] -= 1
+                if indegree[v] == 0:
+                    heapq.heappush(ready, key(v) + (v,))
+        return order
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+def _as_mapping(field: str, value: Any) -> Mapping:
+    if not isinstance(value, Mapping):
+        fail(field, value, "must be an object mapping op ids to values", InvalidSolution)
+    return value
+
+
+@dataclass(frozen=True)
+class PlacementSolution:
+    """Where (``gpu[op]``) and when (``start_s[op]``) every op runs.
+
+    Examples
+    --------
+    >>> sol = PlacementSolution({"a": 0, "b": 1}, {"a": 0.0, "b": 2.0})
+    >>> sol.to_dict()
+    {'gpu': {'a': 0, 'b': 1}, 'start_s': {'a': 0.0, 'b': 2.0}}
+    """
+
+    gpu: Mapping[str, int]
+    start_s: Mapping[str, float]
+
+    def __post_init__(self):
+        gpu = {as_id("gpu key", k, InvalidSolution):
+               as_int(f"gpu[{k!r}]", v, minimum=0, error=InvalidSolution)
+               for k, v in _as_mapping("gpu", self.gpu).items()}
+        start = {as_id("start_s key", k, InvalidSolution):
+                 as_float(f"start_s[{k!r}]", v, error=InvalidSolution)
+                 for k, v in _as_mapping("start_s", self.start_s).items()}
+        object.__setattr__(self, "gpu", MappingProxyType(gpu))
+        object.__setattr__(self, "start_s", MappingProxyType(start))
+
+    def __reduce__(self):
+        return (type(self), (dict(self.gpu), dict(self.start_s)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"gpu": dict(self.gpu), "start_s": dict(self.start_s)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "PlacementSolution":
+        reject_unknown_keys(data, ("gpu", "start_s"), error=InvalidSolution)
+        return cls(require(data, "gpu", InvalidSolution), require(data, "start_s", InvalidSolution))
+
+
+def _arrays(instance: PlacementInstance, solution: PlacementSolution):
+    """``(gpu, start)`` arrays indexed like ``instance.ops``; raise ``InvalidSolution`` if
+    the solution names unknown ops or GPUs, or misses an op."""
+    for name in ("gpu", "start_s"):
+        mapping = getattr(solution, name)
+        for key in mapping:
+            if key not in instance.index:
+                fail(f"{name}[{key!r}]", mapping[key], "unknown op id", InvalidSolution)
+        if len(mapping) != instance.size:
+            missing = next(op.id for op in instance.ops if op.id not in mapping)
+            raise InvalidSolution(f"{name}: op {missing!r} is missing")
+    gpu = np.array([solution.gpu[op.id] for op in instance.ops], dtype=np.int64)
+    bad = np.flatnonzero(gpu >= instance.gpus)
+    if len(bad):
+        op = instance.ops[bad[0]].id
+        fail(f"gpu[{op!r}]", int(gpu[bad[0]]), f"unknown GPU (GPUs are 0..{instance.gpus - 1})",
+             InvalidSolution)
+    start = np.array([solution.start_s[op.id] for op in instance.ops], dtype=float)
+    return gpu, start
+
+
+def _slack(x: float) -> float:
+    return FEASIBILITY_RTOL * abs(x)
+
+
+def peer_sets(instance: PlacementInstance, gpu: Sequence[int]) -> tuple[list[set], list[set]]:
+    """``(sends_to, receives_from)``: per GPU, the other GPUs it exchanges bytes > 0 with."""
+    sends = [set() for _ in range(instance.gpus)]
+    receives = [set() for _ in range(instance.gpus)]
+    for k, dep in enumerate(instance.deps):
+        g, h = int(gpu[instance.dep_src[k]]), int(gpu[instance.dep_dst[k]])
+        if dep.bytes > 0 and g != h:
+            sends[g].add(h)
+            receives[h].add(g)
+    return sends, receives
+
+
+def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResult:
+    """Feasibility: starts >= 0, every dep waits for its source (plus the transfer across
+    GPUs), ops on one GPU do not overlap, and no GPU exceeds ``max_peers`` in either
+    direction. Timing uses the relative tolerance ``FEASIBILITY_RTOL``.
+
+    Returns
+    -------
+    CheckResult
+        The first violated rule, in words, when infeasible.
+
+    Raises
+    ------
+    InvalidSolution
+        If the solution names unknown ops or GPUs, or leaves an op out.
+
+    Examples
+    --------
+    >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0)],
+    ...                          [Dep("a", "b", 1e9)])
+    >>> print(check(inst, PlacementSolution({"a": 0, "b": 1}, {"a": 0.0, "b": 1.5})).reason)
+    dep a -> b: 'b' starts at 1.5 before 'a' ends at 1 + transfer 1 = 2
+    """
+    gpu, start = _arrays(instance, solution)
+    ids = [op.id for op in instance.ops]
+    negative = np.flatnonzero(start < 0)
+    if len(negative):
+        k = negative[0]
+        return CheckResult.violated(
+            f"start_s[{ids[k]!r}] = {float(start[k])!r}: starts before time 0")
+    end = start + instance.compute
+    for k, dep in enumerate(instance.deps):
+        u, v = instance.dep_src[k], instance.dep_dst[k]
+        delay = float(instance.delay_s[k]) if gpu[u] != gpu[v] else 0.0
+        ready = end[u] + delay
+        if start[v] < ready - _slack(ready):
+            via = f" + transfer {delay:.6g}" if delay else ""
+            return CheckResult.violated(
+                f"dep {dep.src} -> {dep.dst}: {dep.dst!r} starts at {start[v]:.6g} before "
+                f"{dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
+    busy = np.flatnonzero(instance.compute > 0)
+    order = busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
+    for a, b in zip(order[:-1], order[1:]):
+        if gpu[a] == gpu[b] and start[b] < end[a] - _slack(end[a]):
+            return CheckResult.violated(
+                f"GPU {gpu[a]}: ops {ids[a]!r} [{start[a]:.6g}, {end[a]:.6g}) and {ids[b]!r} "
+                f"[{start[b]:.6g}, {end[b]:.6g}) overlap")
+    sends, receives = peer_sets(instance, gpu)
+    for g in range(instance.gpus):
+        for what, peers in (("sends to", sends[g]), ("receives from", receives[g])):
+            if len(peers) > instance.max_peers:
+                return CheckResult.violated(
+                    f"GPU {g} {what} {len(peers)} GPUs {sorted(peers)}, more than "
+                    f"max_peers = {instance.max_peers}")
+    return CheckResult.ok()
+
+
+def evaluate(instance: PlacementInstance, solution: PlacementSolution) -> float:
+    """The makespan in seconds: the latest ``start_s + compute_s`` (0 without ops).
+
+    Examples
+    --------
+    >>> inst = PlacementInstance(1, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0)])
+    >>> evaluate(inst, PlacementSolution({"a": 0, "b": 0}, {"a": 0.0, "b": 1.0}))
+    3.0
+    """
+    _, start = _arrays(instance, solution)
+    return float((start + instance.compute).max()) if instance.size else 0.0
+
+
+def heads_and_tails(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray]:
+    """Longest compute-only paths ``(head, tail)``: every op starts no earlier than
+    ``head[k]`` and is followed by at least ``tail[k]`` seconds of dependent compute,
+    whatever the placement (transfers only add to both)."""
+    n = instance.size
+    c = instance.compute
+    head = np.zeros(n)
+    tail = np.zeros(n)
+    order = instance.topological_order()
+    for v in order:
+        for u, _, _ in instance.parents[v]:
+            head[v] = max(head[v], head[u] + c[u])
+    for u in reversed(order):
+        for v, _, _ in instance.children[u]:
+            tail[u] = max(tail[u], tail[v] + c[v])
+    return head, tail
+
+
+def lower_bound(instance: PlacementInstance) -> float:
+    """A valid lower bound on the optimal makespan: the longer of the critical path
+    without transfers and the total compute spread evenly over all GPUs.
+
+    Examples
+    --------
+    >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0), SubOp("c", 3.0)],
+    ...                          [Dep("a", "b", 0)])
+    >>> lower_bound(inst)
+    3.0
+    """
+    if instance.size == 0:
+        return 0.0
+    head, _ = heads_and_tails(instance)
+    critical = float((head + instance.compute).max())
+    return max(critical, float(instance.compute.sum()) / instance.gpus)
+
+
+def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
+                   order: Sequence[int]) -> tuple[list[float], list[float]]:
+    """Start and end times of the semi-active schedule of an assignment.
+
+    Ops are taken in ``order`` (a topological order of op indices), which is also their
+    order on each GPU; each starts as soon as its GPU is free and every parent has
+    ended (plus the transfer when the parent is on another GPU).
+
+    Returns
+    -------
+    (start, end) : lists of float indexed like ``instance.ops``
+    """
+    n = instance.size
+    start, end = [0.0] * n, [0.0] * n
+    advance(instance, order, gpu, end, [0.0] * instance.gpus, start)
+    return start, end
+
+
+def advance(instance: PlacementInstance, ops: Iterable[int], gpu: Sequence[int], end: list,
+            free: list, start: list | None = None) -> None:
+    """Schedule ``ops`` in turn, each as early as its GPU (free from ``free[g]``) and its
+    parents (their ``end`` plus the transfer from another GPU) allow.
+
+    Updates ``end`` (indexed by op), ``free`` (by GPU) and, if given, ``start`` in place:
+    the one loop every schedule in fabricopt is made by.
+    """
+    parents, compute = instance.parents, instance.compute_list
+    for v in ops:
+        g = gpu[v]
+        t = free[g]
+        for u, delay, _ in parents[v]:
+            ready = end[u] + delay if gpu[u] != g else end[u]
+            if ready > t:
+                t = ready
+        if start is not None:
+            start[v] = t
+        end[v] = free[g] = t + compute[v]
+
+
+def schedule(instance: PlacementInstance, gpu: Sequence[int],
+             order: Sequence[int] | None = None) -> PlacementSolution:
+    """The solution that runs each op on ``gpu[k]`` as early as ``order`` allows
+    (see :func:`schedule_times`; the default order is ``instance.topological_order()``).
+
+    Examples
+    --------
+    >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0)],
+    ...                          [Dep("a", "b", 1e9)])
+    >>> schedule(inst, [0, 1]).start_s["b"]
+    2.0
+    """
+    if order is None:
+        order = instance.topological_order()
+    start, _ = schedule_times(instance, gpu, order)
+    return PlacementSolution({op.id: int(gpu[k]) for k, op in enumerate(instance.ops)},
+                             {op.id: start[k] for k, op in enumerate(instance.ops)})
+
+
+def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, max_peers: int,
+                   link_gbps: float) -> PlacementInstance:
+    """The placement instance of an op graph whose op ``u`` is split into ``splits[u]``
+    equal sub-ops ``"u/0"``, ``"u/1"``, ... (group ``u``, ``compute_s / n`` each).
+
+    An edge ``u -> v`` of ``B`` bytes becomes a block mapping between the sub-op lists:
+    with ``n_u >= n_v`` sub-op ``u/a`` feeds ``v/floor(a*n_v/n_u)``, otherwise ``v/b``
+    reads from ``u/floor(b*n_u/n_v)`` (for powers of two, the exact blocks of SiP-ML's
+    partitioner). Each sub-edge carries the source sub-op's share ``B / n_u`` of the
+    output: an attribute-split consumer needs its parent's whole slice.
+
+    Parameters
+    ----------
+    op_graph : OpGraph
+    splits : mapping of op id to int >= 1
+    gpus, max_peers, link_gbps
+        As in :class:`PlacementInstance`.
+
+    Returns
+    -------
+    PlacementInstance
+        Ops grouped by original op, the groups in ``op_graph.topological_order()``.
+
+    References
+    ----------
+    .. [1] SiP-ML, SIGCOMM 2021, §3.2 (i) and Fig. 4(b); RostAM
+       ``OpPartitionerAttribute`` (notes/sipml.md §1.1).
+
+    Examples
+    --------
+    >>> g = OpGraph([{"id": "b", "compute_s": 2.0}, {"id": "c", "compute_s": 4.0}],
+    ...             [{"src": "b", "dst": "c", "bytes": 8.0}])
+    >>> inst = split_op_graph(g, {"b": 1, "c": 4}, gpus=4, max_peers=2, link_gbps=1.0)
+    >>> [(op.id, op.compute_s) for op in inst.ops]
+    [('b/0', 2.0), ('c/0', 1.0), ('c/1', 1.0), ('c/2', 1.0), ('c/3', 1.0)]
+    >>> [(d.src, d.dst, d.bytes) for d in inst.deps][:2]
+    [('b/0', 'c/0', 8.0), ('b/0', 'c/1', 8.0)]
+    """
+    if not isinstance(op_graph, OpGraph):
+        raise InvalidInstance(f"op_graph: expected an OpGraph, got {type(op_graph).__name__}")
+    count = {}
+    for op in op_graph.ops:
+        if op.id not in splits:
+            raise InvalidInstance(f"splits: op {op.id!r} has no split count")
+        count[op.id] = as_int(f"splits[{op.id!r}]", splits[op.id], minimum=1)
+    by_id = {op.id: op for op in op_graph.ops}
+    ops = []
+    for op_id in op_graph.topological_order():
+        n = count[op_id]
+        ops.extend(SubOp(f"{op_id}/{i}", by_id[op_id].compute_s / n, op_id) for i in range(n))
+    deps = []
+    for e in op_graph.edges:
+        nu, nv = count[e.src], count[e.dst]
+        share = e.bytes / nu
+        if nu >= nv:
+            pairs = ((a, a * nv // nu) for a in range(nu))
+        else:
+            pairs = ((b * nu // nv, b) for b in range(nv))
+        deps.extend(Dep(f"{e.src}/{a}", f"{e.dst}/{b}", share) for a, b in pairs)
+    return PlacementInstance(gpus, max_peers, link_gbps, ops, deps)
+
+
+def _random_op_graph(rng: np.random.Generator, sub_ops: int, gpus: int, tau_s: float,
+                     link_gbps: float, comm_ratio: float) -> tuple[OpGraph, dict[str, int]]:
+    """A layered DNN-like op graph whose splits sum to ``sub_ops`` (see :func:`generate`)."""
+    ops, edges, splits, compute = [], [], {}, {}
+    remaining, k = sub_ops, 0
+    while remaining > 0:
+        widths = [2 ** e for e in range(int(math.log2(min(gpus, remaining))) + 1)]
+        n = int(rng.choice(widths))
+        op_id = f"op{k}"
+        # compute in [n*tau, 2*n*tau): SiP-ML's tau rule splits it into exactly n sub-ops
+        compute_s = float(n * tau_s * rng.uniform(1.0, 2.0))
+        ops.append({"id": op_id, "compute_s": compute_s})
+        splits[op_id], compute[op_id] = n, compute_s
+        if k > 0:
+            sources = {f"op{k - 1}" if rng.random() < 0.75 else f"op{int(rng.integers(k))}"}
+            if k > 1 and rng.random() < 0.3:          # a residual / skip connection
+                sources.add(f"op{int(rng.integers(k - 1))}")
+            for src in sorted(sources):
+                # the output's transfer time is comparable to the producer's compute
+                delay_s = compute[src] * comm_ratio * rng.lognormal(0.0, 0.5)
+                edges.append({"src": src, "dst": op_id,
+                              "bytes": float(round(delay_s * link_gbps * 1e9 / 8))})
+        remaining -= n
+        k += 1
+    return OpGraph(ops, edges), splits
+
+
+def generate(seed: int = 0, ops: int = 12, gpus: int = 4, max_peers: int = 2,
+             link_gbps: float = 100.0, tau_s: float = 1e-5,
+             comm_ratio: float = 0.5) -> PlacementInstance:
+    """A seeded balanced computation graph of a layered DNN-like op graph.
+
+    Original ops form a chain with occasional branches and skip (residual) connections;
+    each is split into a power of two (at most ``gpus``) sub-ops of about ``tau_s``
+    seconds, SiP-ML's balanced graph, until there are ``ops`` sub-ops. A transfer across
+    GPUs takes about ``comm_ratio`` times its producer's compute.
+
+    Parameters
+    ----------
+    seed : int
+    ops : int
+        Number of sub-ops (>= 1).
+    gpus, max_peers, link_gbps
+        As in :class:`PlacementInstance`.
+    tau_s : float
+        Compute quantum (SiP-ML: 10 µs).
+    comm_ratio : float
+        Typical transfer time over producer compute time (> 0).
+
+    Examples
+    --------
+    >>> inst = generate(seed=1, ops=10)
+    >>> inst.size, inst == generate(seed=1, ops=10)
+    (10, True)
+    """
+    ops = as_int("ops", ops, minimum=1)
+    gpus = as_int("gpus", gpus, minimum=1)
+    max_peers = as_int("max_peers", max_peers, minimum=1)
+    link_gbps = as_float("link_gbps", link_gbps, positive=True)
+    tau_s = as_float("tau_s", tau_s, positive=True)
+    comm_ratio = as_float("comm_ratio", comm_ratio, positive=True)
+    graph, splits = _random_op_graph(np.random.default_rng(seed), ops, gpus, tau_s, link_gbps,
+                                     comm_ratio)
+    return split_op_graph(graph, splits, gpus=gpus, max_peers=max_peers, link_gbps=link_gbps)
+
+
+KIND = register_kind(ProblemKind(
+    name="placement", sense="min",
+    instance_type=PlacementInstance, solution_type=PlacementSolution,
+    instance_from_dict=PlacementInstance.from_dict, solution_from_dict=PlacementSolution.from_dict,
+    check=check, evaluate=evaluate, generate=generate, bound=lower_bound,
+    size=lambda inst: inst.size,
+    doc="SiP-ML degree-constrained model-parallel placement (min makespan)",
+))

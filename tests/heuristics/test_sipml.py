@@ -1,0 +1,204 @@
+"""SiP-ML's placement heuristics against the paper's worked example, the window oracle
+of notes/sipml.md §5, and properties on random instances."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fabricopt import InvalidInstance
+from fabricopt.heuristics.sipml import (algorithm1, balance, degree_safe_gpus, feasible_set,
+                                        search_parallelism, sipml, sub_op_count, unconstrained)
+from fabricopt.problems import check, evaluate
+from fabricopt.problems.opgraph import OpGraph
+from fabricopt.problems.placement import (Dep, PlacementInstance, SubOp, generate, lower_bound,
+                                          peer_sets)
+from placement_cases import small_instances
+
+TAU = 1e-5
+
+
+def fig4_instance():
+    """SiP-ML Fig. 4: ops A-D in a chain, A and B one sub-op, C four, D two; unit
+    (tau) durations; k = 4, D = 3 so max_peers = 2. One byte per edge at a huge link
+    rate keeps the window rule live while transfers take 1e-12 s."""
+    graph = OpGraph([{"id": "A", "compute_s": TAU}, {"id": "B", "compute_s": TAU},
+                     {"id": "C", "compute_s": 4 * TAU}, {"id": "D", "compute_s": 2 * TAU}],
+                    [{"src": a, "dst": b, "bytes": 4.0} for a, b in ("AB", "BC", "CD")])
+    return balance(graph, TAU, 4, max_peers=2, link_gbps=8e3)
+
+
+def test_fig4_oracle():
+    inst = fig4_instance()
+    assert [op.id for op in inst.ops] == ["A/0", "B/0", "C/0", "C/1", "C/2", "C/3", "D/0", "D/1"]
+    deps = {(d.src, d.dst) for d in inst.deps}
+    assert {("C/0", "D/0"), ("C/1", "D/0"), ("C/2", "D/1"), ("C/3", "D/1")} <= deps
+    solution, info = sipml(inst)
+    assert check(inst, solution) and info["relocations"] == 0
+    assert dict(solution.gpu) == {"A/0": 0, "B/0": 1, "C/0": 2, "C/1": 3, "C/2": 1, "C/3": 1,
+                                  "D/0": 0, "D/1": 2}
+    ends = {op.id: (solution.start_s[op.id] + op.compute_s) / TAU for op in inst.ops}
+    expected = {"A/0": 1, "B/0": 2, "C/0": 3, "C/1": 3, "C/2": 3, "C/3": 4, "D/0": 4, "D/1": 5}
+    assert ends == pytest.approx(expected, rel=1e-6)
+    assert evaluate(inst, solution) / TAU == pytest.approx(5, rel=1e-6)
+    sends, _ = peer_sets(inst, [solution.gpu[op.id] for op in inst.ops])
+    assert sends == [{1}, {2, 3}, {0}, {0}]        # GPU 1 -> {2, 3}, as Fig. 4(d) says
+    assert max(map(len, sends)) == 2               # each GPU at most D - 1 = 2 MP partners
+
+
+@pytest.mark.parametrize("parents, window", [
+    ([], list(range(8))),
+    ([1], [1, 2, 3]),
+    ([6], [0, 6, 7]),
+    ([1, 2], [2, 3]),
+    ([1, 3], [3]),
+    ([1, 4], []),
+    ([6, 7], [0, 7]),
+    # The notes list {7, 0, 1}; from GPU 7 a child may not read GPU 0's output
+    # ((7 - 0) mod 8 = 7 > D - 1), so the intersection of {0,1,2} and {7,0,1} is {0, 1}.
+    ([0, 7], [0, 1]),
+    ([3, 3, 4], [4, 5]),
+])
+def test_window_oracle_k8_d3(parents, window):
+    assert feasible_set(parents, 8, 3) == window
+
+
+def test_window_is_the_intersection_even_when_not_contiguous():
+    assert feasible_set([0, 2], 4, 3) == [0, 2]    # {0,1,2} and {2,3,0}
+    assert feasible_set([0, 5], 8, 8) == list(range(8))
+
+
+@pytest.mark.parametrize("compute, k, n", [(0.0, 8, 1), (0.99e-5, 8, 1), (1e-5, 8, 1),
+                                          (2e-5, 8, 2), (3.9e-5, 8, 2), (4e-5, 8, 4),
+                                          (7.9e-5, 8, 4), (8e-5, 8, 8), (1.0, 8, 8), (1.0, 1, 1)])
+def test_sub_op_count_is_a_power_of_two_at_most_k(compute, k, n):
+    assert sub_op_count(compute, TAU, k) == n
+
+
+def test_balance_keeps_compute_and_bytes():
+    graph = OpGraph([{"id": "u", "compute_s": 8 * TAU}, {"id": "v", "compute_s": 2.5 * TAU}],
+                    [{"src": "u", "dst": "v", "bytes": 80.0}])
+    inst = balance(graph, TAU, 4, link_gbps=1.0)
+    assert inst.gpus == 4 and inst.max_peers == 3
+    assert sum(op.compute_s for op in inst.ops) == pytest.approx(10.5 * TAU)
+    assert [(d.src, d.dst, d.bytes) for d in inst.deps] == [
+        ("u/0", "v/0", 20.0), ("u/1", "v/0", 20.0), ("u/2", "v/1", 20.0), ("u/3", "v/1", 20.0)]
+    with pytest.raises(InvalidInstance, match="tau_s = 0.0: must be > 0"):
+        balance(graph, 0.0, 4)
+
+
+def test_relocation_moves_a_parent_next_to_the_child():
+    ops = [SubOp(name, 1.0) for name in "abcd"]
+    inst = PlacementInstance(4, 1, 8.0, ops, [Dep(src, "d", 1.0) for src in "abc"])
+    gpu, _, info = algorithm1(inst)
+    # a, b, c start on GPUs 0, 1, 2; d's windows {0,1}, {1,2}, {2,3} do not meet
+    assert info == {"relocations": 1, "relocated_ops": 1, "collapses": 0}
+    assert gpu == [0, 1, 1, 1]
+
+
+def test_relocation_propagates_backwards():
+    # a -> d, b -> c -> d, d -> e; max_peers = 1 on 4 GPUs. a, b, c land on 0, 1, 2;
+    # d's windows {0, 1} and {2, 3} do not meet, so d goes to GPU 0 (free first of the
+    # two equally cheap targets), its parent c moves to the nearest GPU of {3, 0}, i.e.
+    # 3, and then c's parent b moves from 1 to 2 to keep feeding c.
+    ops = [SubOp(name, 1.0) for name in "abcdef"]
+    deps = [Dep("a", "d", 1.0), Dep("b", "c", 1.0), Dep("c", "d", 1.0), Dep("d", "e", 1.0)]
+    inst = PlacementInstance(4, 1, 8.0, ops, deps)
+    gpu, _, info = algorithm1(inst)
+    assert info == {"relocations": 1, "relocated_ops": 2, "collapses": 0}
+    assert gpu == [0, 2, 3, 0, 1, 2]
+    solution, _ = sipml(inst)
+    assert check(inst, solution)
+
+
+def test_relocation_falls_back_to_collapsing_and_stays_feasible():
+    # on a ring of 4 with max_peers = 1 the nearest-GPU moves run out (an op may move
+    # only twice per relocation) and the collapse settles the rest
+    inst = generate(25, ops=12, gpus=4, max_peers=1)
+    solution, info = sipml(inst)
+    assert info["collapses"] >= 1
+    assert check(inst, solution) and window_respected(inst, solution)
+
+
+def window_respected(inst, solution):
+    gpu = [solution.gpu[op.id] for op in inst.ops]
+    return all((gpu[inst.index[d.dst]] - gpu[inst.index[d.src]]) % inst.gpus <= inst.max_peers
+               for d in inst.deps if d.bytes > 0)
+
+
+@given(small_instances(max_ops=10, max_gpus=6))
+def test_sipml_is_feasible_on_small_dags(inst):
+    solution, info = sipml(inst)
+    assert check(inst, solution)
+    assert window_respected(inst, solution)
+    assert info["relocations"] <= inst.size
+    assert lower_bound(inst) <= evaluate(inst, solution) * (1 + 1e-9)
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 10**6), ops=st.integers(8, 120), gpus=st.integers(2, 16),
+       max_peers=st.integers(1, 3))
+def test_sipml_relocation_terminates_and_respects_degree(seed, ops, gpus, max_peers):
+    inst = generate(seed, ops=ops, gpus=gpus, max_peers=max_peers)
+    solution, info = sipml(inst)
+    assert check(inst, solution) and window_respected(inst, solution)
+    assert info["relocations"] <= inst.size    # at most one relocation per op
+    sends, receives = peer_sets(inst, [solution.gpu[op.id] for op in inst.ops])
+    assert max(map(len, sends + receives)) <= max_peers
+
+
+@given(small_instances(max_ops=10, max_gpus=6))
+def test_unconstrained_is_feasible_and_uses_the_clique(inst):
+    solution = unconstrained(inst)
+    assert check(inst, solution)
+    assert max(solution.gpu.values(), default=0) < degree_safe_gpus(inst)
+
+
+def test_unconstrained_is_the_electrical_baseline_without_a_degree_limit():
+    # independent ops spread to every GPU, earliest available and smallest index first
+    inst = PlacementInstance(4, 3, 8.0, [SubOp(f"x{i}", 1.0) for i in range(6)])
+    assert list(unconstrained(inst).gpu.values()) == [0, 1, 2, 3, 0, 1]
+    # the window never binds then, so sipml agrees
+    solution, _ = sipml(inst)
+    assert dict(solution.gpu) == dict(unconstrained(inst).gpu)
+
+
+def layered_graph(params_bytes=4e6):
+    ops = [{"id": f"l{i}", "compute_s": 64 * TAU, "params_bytes": params_bytes} for i in range(4)]
+    edges = [{"src": f"l{i}", "dst": f"l{i + 1}", "bytes": 1e6} for i in range(3)]
+    return OpGraph(ops, edges)
+
+
+def test_search_parallelism_tries_every_split_and_keeps_the_best():
+    plan = search_parallelism(layered_graph(), 8, 3, 100.0)
+    tried = [(c["mp_degree"], c["dp_degree"]) for c in plan.candidates]
+    assert tried == [(8, 1), (4, 2), (2, 4), (1, 8)]
+    best = min(plan.candidates, key=lambda c: c["iteration_s"])
+    assert (plan.mp_degree, plan.dp_degree) == (best["mp_degree"], best["dp_degree"])
+    assert plan.iteration_s == pytest.approx(plan.makespan_s + plan.allreduce_s)
+    assert check(plan.instance, plan.solution)
+    assert evaluate(plan.instance, plan.solution) == pytest.approx(plan.makespan_s)
+    # the data-parallel ring takes one circuit: max_peers = D - 1 when l > 1, D when l = 1
+    for mp, dp in tried:
+        inst = search_parallelism(layered_graph(), 8, 3, 100.0, max_dp=dp).instance
+        if (inst.gpus, dp) == (mp, dp) and dp > 1:
+            assert inst.max_peers == 2
+
+
+def test_search_parallelism_allreduce_and_pure_data_parallel():
+    # one GPU per group: the whole model (16 MB) is ring-reduced across 8 groups
+    plan = search_parallelism(layered_graph(), 8, 1, 100.0)
+    pure_dp = next(c for c in plan.candidates if c["dp_degree"] == 8)
+    assert pure_dp["allreduce_s"] == pytest.approx(2 * 7 / 8 * 16e6 * 8 / 100e9)
+    assert pure_dp["makespan_s"] == pytest.approx(4 * 64 * TAU / 8)   # compute scales 1/l
+    # D = 1 leaves no circuit for model parallelism when there is data parallelism
+    assert [c.get("skipped") for c in plan.candidates[1:3]] == [
+        "no circuit left for model parallelism"] * 2
+    # without parameters, more model parallelism can only help up to the compute bound
+    free = search_parallelism(layered_graph(0.0), 4, 4, 100.0, max_dp=1)
+    assert (free.mp_degree, free.dp_degree, free.allreduce_s) == (4, 1, 0.0)
+
+
+def test_search_parallelism_rejects_bad_input():
+    with pytest.raises(InvalidInstance, match="degree = 0: must be >= 1"):
+        search_parallelism(layered_graph(), 8, 0, 100.0)
+    with pytest.raises(InvalidInstance, match="op_graph: expected an OpGraph"):
+        search_parallelism({"ops": []}, 8, 2, 100.0)
