@@ -19,6 +19,7 @@ __all__ = ["Method", "register_method", "get_method", "methods", "all_methods"]
 # One wiring module per problem kind; each registers that kind's methods.
 _BUILTIN_MODULES = (
     "fabricopt.solvers.circuits",
+    "fabricopt.solvers.priorities", "fabricopt.solvers.crux",
 )
 
 
