@@ -40,6 +40,10 @@ def build(instance: PrioritiesInstance) -> MilpModel:
     x = prob.add_variable_dicts("level", range(n), 0, top, pulp.LpInteger)
     y = prob.add_variable_dicts("cut", range(len(edges)), 0, 1, pulp.LpInteger)
     prob += pulp.lpSum(w * y[e] for e, (_, _, w) in enumerate(edges))
+    for j in range(n):
+        # Redundant with the bounds, but it puts every level in the model: PuLP only
+        # passes on variables that appear in a row or the objective.
+        prob += x[j] <= top, f"top_{j}"
     for e, (hi, lo, _) in enumerate(edges):
         prob += x[hi] >= x[lo], f"order_{e}"
         prob += y[e] <= x[hi] - x[lo], f"cut_{e}"

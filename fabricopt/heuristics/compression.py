@@ -27,41 +27,61 @@ import numpy as np
 
 from ..problems.priorities import PrioritiesInstance, PrioritiesSolution
 
-__all__ = ["weight_matrix", "random_topological_order", "best_split", "compress",
-           "ranking", "sincronia_levels", "varys_levels", "cut_value",
-           "compress_instance", "rank_instance"]
+__all__ = ["Dag", "random_topological_order", "best_split", "compress", "ranking",
+           "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
+           "rank_instance"]
 
 
-def weight_matrix(n: int, edges: Sequence[tuple[int, int, float]]) -> np.ndarray:
-    """The dense ``n x n`` matrix ``W[high, low] = weight`` of a DAG's edge list."""
-    w = np.zeros((n, n))
-    for hi, lo, weight in edges:
-        w[hi, lo] = weight
-    return w
+class Dag:
+    """A weighted DAG on nodes 0..n-1 in the two forms the algorithm needs.
+
+    Parameters
+    ----------
+    n : int
+    edges : sequence of (high, low, weight)
+        Weights >= 0; at most one edge per ordered pair (as :func:`dag_edges` gives).
+    """
+
+    def __init__(self, n: int, edges: Sequence[tuple[int, int, float]]):
+        self.n = int(n)
+        e = np.array([(hi, lo) for hi, lo, _ in edges], dtype=np.int64).reshape(-1, 2)
+        self.hi, self.lo = e[:, 0], e[:, 1]
+        self.w = np.array([w for _, _, w in edges], dtype=float)
+        if np.any(self.w < 0) or not np.all(np.isfinite(self.w)):
+            raise ValueError("edges: weights must be finite and >= 0")
+        by_hi = np.argsort(self.hi, kind="stable")
+        self.children = np.split(self.lo[by_hi], np.cumsum(np.bincount(self.hi, minlength=n))[:-1])
+        self.indeg = np.bincount(self.lo, minlength=n).astype(np.int64)
+
+    def prefix_sums(self, order: np.ndarray) -> np.ndarray:
+        """``S[j, i]``: weight of the edges from the first j nodes of ``order`` to the first i."""
+        pos = np.empty(self.n, dtype=np.int64)
+        pos[order] = np.arange(self.n)
+        S = np.zeros((self.n + 1, self.n + 1))
+        np.add.at(S, (pos[self.hi] + 1, pos[self.lo] + 1), self.w)
+        np.cumsum(S, axis=0, out=S)
+        np.cumsum(S, axis=1, out=S)
+        return S
 
 
-def random_topological_order(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def random_topological_order(dag: Dag, rng: np.random.Generator) -> np.ndarray:
     """A random BFS topological order (Kahn's algorithm with a FIFO queue).
 
     The initial sources are shuffled, and so is every batch of nodes that one node's
     removal releases (our reading of the paper's "random topological orders by BFS").
-    An edge is any nonzero entry of ``weights`` or of its boolean pattern.
 
     Raises
     ------
     ValueError
         If the graph has a cycle.
     """
-    adj = weights != 0
-    n = len(adj)
-    indeg = adj.sum(axis=0).astype(np.int64)
-    children = [np.flatnonzero(row) for row in adj]
+    indeg = dag.indeg.copy()
     queue = np.flatnonzero(indeg == 0)
     rng.shuffle(queue)
     order = queue.tolist()
     head = 0
     while head < len(order):
-        ch = children[order[head]]
+        ch = dag.children[order[head]]
         head += 1
         if len(ch):
             indeg[ch] -= 1
@@ -69,27 +89,81 @@ def random_topological_order(weights: np.ndarray, rng: np.random.Generator) -> n
             if len(released) > 1:
                 rng.shuffle(released)
             order.extend(released.tolist())
-    if len(order) < n:
-        raise ValueError("weights: the contention graph has a cycle (it must be a DAG)")
+    if len(order) < dag.n:
+        raise ValueError("edges: the contention graph has a cycle (it must be a DAG)")
     return np.asarray(order, dtype=np.int64)
 
 
-def best_split(weights: np.ndarray, order: np.ndarray, levels: int, *,
+def _largest_argmax(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per segment of ``values`` (segments begin at ``starts``), the offset of the last
+    maximum from the segment start."""
+    seg_max = np.maximum.reduceat(values, starts)
+    seg_id = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(values))))
+    index = np.arange(len(values))
+    last = np.maximum.reduceat(np.where(values == seg_max[seg_id], index, -1), starts)
+    return last - starts
+
+
+def _monotone_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
+    """f(i, k) and the largest optimal j for i = k..n by divide and conquer over i.
+
+    The largest optimal split point is non-decreasing in i (C is Monge), so the best j
+    of the middle i of a range bounds the j of both halves; every recursion depth is
+    one vectorized step over all its ranges.
+    """
+    f = np.full(n + 1, -np.inf)
+    arg = np.zeros(n + 1, dtype=np.int64)
+    ranges = [(k, n, k - 1, n - 1)]            # (i_lo, i_hi, j_lo, j_hi)
+    while ranges:
+        mids = np.array([(a + b) // 2 for a, b, _, _ in ranges], dtype=np.int64)
+        j_lo = np.array([c for _, _, c, _ in ranges], dtype=np.int64)
+        j_hi = np.minimum(np.array([d for _, _, _, d in ranges], dtype=np.int64), mids - 1)
+        lengths = j_hi - j_lo + 1
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        js = np.repeat(j_lo - starts, lengths) + np.arange(lengths.sum())
+        cols = np.repeat(mids, lengths)
+        vals = base[js] + S[js, cols]
+        best = j_lo + _largest_argmax(vals, starts)
+        f[mids] = vals[starts + best - j_lo]
+        arg[mids] = best
+        nxt = []
+        for (a, b, c, d), m, j in zip(ranges, mids.tolist(), best.tolist()):
+            if a <= m - 1:
+                nxt.append((a, m - 1, c, j))
+            if m + 1 <= b:
+                nxt.append((m + 1, b, j, d))
+        ranges = nxt
+    return f, arg
+
+
+def _dense_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
+    """f(i, k) and the largest optimal j for every i, scanning every j < i."""
+    cols = np.arange(n + 1)
+    M = base[:, None] + S                      # M[j, i] = f(j, k-1) + C(j, i)
+    M[cols[:, None] >= cols[None, :]] = -np.inf
+    j_best = n - np.argmax(M[::-1, :], axis=0)  # from the bottom: the largest j
+    f = np.full(n + 1, -np.inf)
+    arg = np.zeros(n + 1, dtype=np.int64)
+    f[k:] = M[j_best[k:], cols[k:]]
+    arg[k:] = j_best[k:]
+    return f, arg
+
+
+def best_split(dag: Dag, order: np.ndarray, levels: int, *,
                split: str = "monotone") -> tuple[float, list[int]]:
     """The best split of a topological order into at most ``levels`` consecutive blocks.
 
     Parameters
     ----------
-    weights : ndarray, shape (n, n)
-        ``W[high, low]`` edge weights (>= 0) of a DAG.
+    dag : Dag
     order : ndarray of int
         A topological order of it.
     levels : int
         K.
     split : {"monotone", "dense"}
-        ``"dense"`` scans every split point j < i; ``"monotone"`` only
-        ``j >= g(i-1, k)`` (the optimal split point never decreases, by the Monge
-        property of C; both take the largest optimal j and give the same answer).
+        ``"dense"`` scans every split point j < i; ``"monotone"`` uses that the optimal
+        split point never decreases in i (C is Monge; Yao 1980) and finds all of them
+        by divide and conquer. Both take the largest optimal j.
 
     Returns
     -------
@@ -101,52 +175,37 @@ def best_split(weights: np.ndarray, order: np.ndarray, levels: int, *,
 
     Notes
     -----
-    With ``S`` the 2-D prefix sums of ``W`` in this order, ``C(j, i) = S[j, i] - S[j, j]``
-    is the weight entering block ``{j+1..i}`` from the prefix ``{1..j}``, and
-    ``f(i, k) = max_{k-1 <= j < i} f(j, k-1) + C(j, i)``. O(K n^2) time, O(n^2) memory.
+    With ``S`` the 2-D prefix sums of the weights in this order,
+    ``C(j, i) = S[j, i] - S[j, j]`` is the weight entering block ``{j+1..i}`` from the
+    prefix ``{1..j}``, and ``f(i, k) = max_{k-1 <= j < i} f(j, k-1) + C(j, i)``.
+    O(n^2) memory; time O(n^2 + K n log n) monotone, O(K n^2) dense.
 
     Examples
     --------
     Figure 13 of the paper: J1 -> J2 (weight 4), J3 -> J4 (weight 2), K = 2.
 
-    >>> w = weight_matrix(4, [(0, 1, 4.0), (2, 3, 2.0)])
-    >>> best_split(w, np.array([0, 1, 2, 3]), 2)
+    >>> dag = Dag(4, [(0, 1, 4.0), (2, 3, 2.0)])
+    >>> best_split(dag, np.array([0, 1, 2, 3]), 2)
     (4.0, [1, 4])
-    >>> best_split(w, np.array([0, 2, 1, 3]), 2)
+    >>> best_split(dag, np.array([0, 2, 1, 3]), 2)
     (6.0, [2, 4])
     """
-    if split not in ("monotone", "dense"):
+    rows = {"monotone": _monotone_row, "dense": _dense_row}
+    if split not in rows:
         raise ValueError(f"split = {split!r}: must be 'monotone' or 'dense'")
     n = len(order)
     if n == 0:
         return 0.0, []
     kmax = min(int(levels), n)
-    S = np.zeros((n + 1, n + 1))
-    S[1:, 1:] = weights[np.ix_(order, order)].cumsum(axis=0).cumsum(axis=1)
+    S = dag.prefix_sums(order)
     diag = np.diag(S).copy()
     f_prev = np.full(n + 1, -np.inf)
     f_prev[0] = 0.0
-    arg = np.zeros((kmax + 1, n + 1), dtype=np.int64)
+    args = [None]
     best_value, best_k = -np.inf, 0
-    cols = np.arange(n + 1)
     for k in range(1, kmax + 1):
-        base = f_prev - diag                       # f(j, k-1) - S[j, j]
-        f = np.full(n + 1, -np.inf)
-        if split == "dense":
-            M = base[:, None] + S                  # M[j, i] = f(j, k-1) + C(j, i)
-            M[cols[:, None] >= cols[None, :]] = -np.inf   # only j < i
-            # argmax from the bottom: ties go to the largest j
-            j_best = n - np.argmax(M[::-1, :], axis=0)
-            f[k:] = M[j_best[k:], cols[k:]]
-            arg[k, k:] = j_best[k:]
-        else:
-            lo = k - 1
-            for i in range(k, n + 1):
-                vals = base[lo:i] + S[lo:i, i]
-                j = lo + (i - 1 - lo) - int(np.argmax(vals[::-1]))
-                f[i] = vals[j - lo]
-                arg[k, i] = j
-                lo = j
+        f, arg = rows[split](f_prev - diag, S, k, n)   # base[j] = f(j, k-1) - S[j, j]
+        args.append(arg)
         if f[n] >= best_value:                     # ties: use more levels
             best_value, best_k = float(f[n]), k
         f_prev = f
@@ -154,18 +213,21 @@ def best_split(weights: np.ndarray, order: np.ndarray, levels: int, *,
     i = n
     for k in range(best_k, 0, -1):
         bounds.append(int(i))
-        i = arg[k, i]
+        i = int(args[k][i])
     return best_value, bounds[::-1]
 
 
-def compress(weights: np.ndarray, levels: int, *, orders: int = 10, seed: int = 0,
-             split: str = "monotone") -> tuple[float, np.ndarray]:
+def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
+             orders: int = 10, seed: int = 0, split: str = "monotone"
+             ) -> tuple[float, np.ndarray]:
     """Crux's Algorithm 1: the best sequence K-cut over ``orders`` random BFS orders.
 
     Parameters
     ----------
-    weights : ndarray, shape (n, n)
-        ``W[high, low] >= 0`` of the contention DAG (see :func:`weight_matrix`).
+    n : int
+        Jobs (nodes 0..n-1).
+    edges : sequence of (high, low, weight)
+        The contention DAG (:func:`fabricopt.problems.priorities.dag_edges`).
     levels : int
         K, the levels available.
     orders : int
@@ -186,20 +248,19 @@ def compress(weights: np.ndarray, levels: int, *, orders: int = 10, seed: int = 
     --------
     Figure 13 (notes/crux.md §3.3): intensities (4, 3, 2, 1), edges J1->J2, J3->J4.
 
-    >>> w = weight_matrix(4, [(0, 1, 4.0), (2, 3, 2.0)])
-    >>> value, level = compress(w, 2)
+    >>> value, level = compress(4, [(0, 1, 4.0), (2, 3, 2.0)], 2)
     >>> value, level.tolist()
     (6.0, [1, 0, 1, 0])
     """
-    n = len(weights)
     levels = int(levels)
     if levels < 1:
         raise ValueError(f"levels = {levels}: must be >= 1")
+    dag = Dag(n, edges)
     rng = np.random.default_rng(seed)
     best_value, best = -np.inf, None
     for _ in range(max(1, int(orders))):
-        order = random_topological_order(weights, rng)
-        value, bounds = best_split(weights, order, levels, split=split)
+        order = random_topological_order(dag, rng)
+        value, bounds = best_split(dag, order, levels, split=split)
         if value > best_value:                     # keep the first of equal cuts
             best_value, best = value, (order, bounds)
     level = np.zeros(n, dtype=np.int64)
@@ -244,11 +305,9 @@ def varys_levels(rank: Sequence[int], levels: int) -> np.ndarray:
     return level
 
 
-def cut_value(weights: np.ndarray, level: np.ndarray) -> float:
-    """Weight of the edges whose endpoints are on different levels (high above low)."""
-    hi, lo = np.nonzero(weights)
-    keep = level[hi] > level[lo]
-    return float(weights[hi[keep], lo[keep]].sum())
+def cut_value(edges: Sequence[tuple[int, int, float]], level: Sequence[int]) -> float:
+    """Weight of the edges whose high end is on a strictly higher level."""
+    return float(sum(w for hi, lo, w in edges if level[hi] > level[lo]))
 
 
 def compress_instance(instance: PrioritiesInstance, *, orders: int = 10, seed: int = 0,
@@ -262,8 +321,8 @@ def compress_instance(instance: PrioritiesInstance, *, orders: int = 10, seed: i
     >>> dict(compress_instance(inst).level)
     {'J0': 1, 'J1': 0, 'J2': 1, 'J3': 0}
     """
-    weights = weight_matrix(len(instance.jobs), instance.edges)
-    _, level = compress(weights, instance.levels, orders=orders, seed=seed, split=split)
+    _, level = compress(len(instance.jobs), instance.edges, instance.levels, orders=orders,
+                        seed=seed, split=split)
     return PrioritiesSolution({name: int(level[j]) for j, name in enumerate(instance.ids)})
 
 

@@ -27,7 +27,7 @@ from ..problems.contention import SimJob, simulate
 from ..problems.crux import (WARMUP_ITERATIONS, CruxInstance,
                              CruxSolution, contending_pairs)
 from ..problems.priorities import dag_edges
-from .compression import compress, ranking, sincronia_levels, varys_levels, weight_matrix
+from .compression import compress, ranking, sincronia_levels, varys_levels
 
 __all__ = ["fastest_paths", "link_bytes", "bottleneck_time", "gpu_intensity", "select_paths",
            "reference_job", "correction_factor", "correction_factors", "contention_dag",
@@ -305,8 +305,7 @@ def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str =
     """
     path, priority, intensity = crux_plan(instance, load=load, jitter=jitter, replays=replays)
     edges = contention_dag(instance, path, priority, intensity)
-    _, level = compress(weight_matrix(len(instance.jobs), edges), instance.levels,
-                        orders=orders, seed=seed)
+    _, level = compress(len(instance.jobs), edges, instance.levels, orders=orders, seed=seed)
     return _solution(instance, path, priority, level)
 
 

@@ -31,12 +31,15 @@ def fail(field: str, value: Any, rule: str, error: type[Exception] = InvalidInst
     raise error(f"{field} = {value!r}: {rule}")
 
 
-def require(data: Mapping[str, Any], name: str, error: type[Exception] = InvalidInstance):
-    """Return ``data[name]``; a missing key is an error naming the field."""
+def require(data: Mapping[str, Any], name: str, error: type[Exception] = InvalidInstance,
+            where: str = ""):
+    """Return ``data[name]``; a missing key is an error naming the field (prefixed by
+    ``where``, the path of a nested object, e.g. ``jobs[2]``)."""
     if not isinstance(data, Mapping):
         raise error(f"expected a JSON object, got {type(data).__name__}")
     if name not in data:
-        raise error(f"{name}: missing required field")
+        prefix = f"{where}." if where else ""
+        raise error(f"{prefix}{name}: missing required field")
     return data[name]
 
 

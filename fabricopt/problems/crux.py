@@ -76,8 +76,8 @@ class CruxJob:
 
 def _flow(where: str, data: Any, links: Mapping[str, float]) -> CruxFlow:
     data = as_object(where, data, _FLOW_KEYS)
-    nbytes = as_float(f"{where}.bytes", require(data, "bytes"), positive=True)
-    paths = as_list(f"{where}.paths", require(data, "paths"))
+    nbytes = as_float(f"{where}.bytes", require(data, "bytes", where=where), positive=True)
+    paths = as_list(f"{where}.paths", require(data, "paths", where=where))
     if not paths:
         fail(f"{where}.paths", paths, "must list at least one candidate path")
     out = []
@@ -100,12 +100,13 @@ def _flow(where: str, data: Any, links: Mapping[str, float]) -> CruxFlow:
 
 def _job(where: str, data: Any, links: Mapping[str, float]) -> CruxJob:
     data = as_object(where, data, _JOB_KEYS)
-    flows = as_list(f"{where}.flows", require(data, "flows"))
+    flows = as_list(f"{where}.flows", require(data, "flows", where=where))
     return CruxJob(
-        as_id(f"{where}.id", require(data, "id")),
-        as_int(f"{where}.gpus", require(data, "gpus"), minimum=1),
-        as_float(f"{where}.compute_s", require(data, "compute_s"), positive=True),
-        as_float(f"{where}.overlap", require(data, "overlap"), minimum=0.0, maximum=1.0),
+        as_id(f"{where}.id", require(data, "id", where=where)),
+        as_int(f"{where}.gpus", require(data, "gpus", where=where), minimum=1),
+        as_float(f"{where}.compute_s", require(data, "compute_s", where=where), positive=True),
+        as_float(f"{where}.overlap", require(data, "overlap", where=where),
+                 minimum=0.0, maximum=1.0),
         tuple(_flow(f"{where}.flows[{f}]", flow, links) for f, flow in enumerate(flows)))
 
 

@@ -110,9 +110,10 @@ class PrioritiesInstance:
             where = f"jobs[{k}]"
             job = as_object(where, job, _JOB_KEYS)
             jobs.append(PriorityJob(
-                as_id(f"{where}.id", require(job, "id")),
-                as_float(f"{where}.priority", require(job, "priority")),
-                as_float(f"{where}.intensity", require(job, "intensity"), minimum=0.0)))
+                as_id(f"{where}.id", require(job, "id", where=where)),
+                as_float(f"{where}.priority", require(job, "priority", where=where)),
+                as_float(f"{where}.intensity", require(job, "intensity", where=where),
+                         minimum=0.0)))
         set_(self, "jobs", tuple(jobs))
         index = {}
         for k, job in enumerate(jobs):
