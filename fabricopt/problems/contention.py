@@ -311,6 +311,8 @@ class _Component:
                 left[j] -= 1
                 dirty = True
             t = t_next
-        return (np.array(compute_in), np.asarray(flows.sent_bits, dtype=float) / 8.0,
+        # a sum of per-iteration pieces may overshoot the window by rounding
+        compute = np.minimum(np.array(compute_in), b - a)
+        return (compute, np.asarray(flows.sent_bits, dtype=float) / 8.0,
                 np.array(done_iters, dtype=np.int64),
                 [tuple(e) for e in ends] if ends is not None else None)

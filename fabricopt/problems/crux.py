@@ -375,14 +375,14 @@ def utilization_bound(instance: CruxInstance) -> float:
 
 def generate(seed: int = 0, jobs: int = 5, tors: int | None = None, aggs: int = 2,
              hosts_per_tor: int = 5, levels: int = 3, host_gbps: float = 100.0,
-             uplink_gbps: float = 100.0, placement: str = "packed") -> CruxInstance:
+             uplink_gbps: float = 100.0, placement: str = "random") -> CruxInstance:
     """The Crux §4.4 microbenchmark: a two-layer Clos shared by data-parallel jobs.
 
     ``tors`` ToR switches (None: drawn from 2..4 like the paper) with ``hosts_per_tor``
     hosts of 8 GPUs each, ``aggs`` aggregation switches; ``jobs`` jobs of realistic
     models (compute times and gradient sizes of GPT, BERT, VGG and ResNet training)
-    placed ``"packed"`` (locality first) or ``"random"``, each running a ring AllReduce
-    whose cross-ToR hops may take any aggregation switch. See
+    placed ``"random"`` (fragmented) or ``"packed"`` (locality first), each running a ring
+    AllReduce whose cross-ToR hops may take any aggregation switch. See
     :func:`fabricopt.problems.crux_clos.clos_case`.
     """
     return CruxInstance.from_dict(clos_case(seed, jobs=jobs, tors=tors, aggs=aggs,

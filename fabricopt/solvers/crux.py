@@ -37,7 +37,12 @@ def enumerate_(instance: CruxInstance, *, time_limit=None, seed=0,
                max_path_choices: int = exhaustive.MAX_PATH_CHOICES,
                max_simulations: int = exhaustive.MAX_SIMULATIONS,
                max_labelings: int = exhaustive.MAX_LABELINGS) -> SolverOutput:
-    """Exhaustive search over paths and levels (small cases; refuses larger ones)."""
+    """Exhaustive search over paths and levels (small cases; refuses larger ones).
+
+    Too large a case raises :class:`~fabricopt.SolverUnavailable` before any simulation
+    (``solve`` passes it on; the command line prints it and exits 2): the method is not
+    available for that case, which is valid. Raise the ``max_*`` limits to insist.
+    """
     solution, complete = exhaustive.enumerate_optimum(
         instance, time_limit=time_limit, max_path_choices=max_path_choices,
         max_simulations=max_simulations, max_labelings=max_labelings)

@@ -11,7 +11,7 @@ from fabricopt.heuristics.compression import (Dag, best_split, compress, compres
                                               rank_instance, ranking, sincronia_levels,
                                               varys_levels)
 from fabricopt.problems import check, evaluate
-from fabricopt.problems.priorities import PrioritiesInstance, dag_edges
+from fabricopt.problems.priorities import PrioritiesInstance, dag_edges, generate
 
 # Figure 13: J1 > J2 > J3 > J4; J1, J2 share link A; J3, J4 share link B; K = 2.
 FIG13 = PrioritiesInstance(2, [{"id": f"J{k + 1}", "priority": 4 - k, "intensity": 4 - k}
@@ -137,3 +137,12 @@ def test_ranking_baselines(n, levels, sincronia, varys):
 
 def test_ranking_breaks_ties_by_id():
     assert ranking(["b", "a", "c"], [1.0, 1.0, 2.0]) == [2, 1, 0]
+
+
+@given(st.integers(0, 10**6), st.integers(1, 30), st.integers(1, 5))
+def test_every_priorities_heuristic_passes_check(seed, jobs, levels):
+    inst = generate(seed, jobs=jobs, levels=levels)
+    for sol in (compress_instance(inst, seed=seed), rank_instance(inst, "sincronia"),
+                rank_instance(inst, "varys")):
+        assert check(inst, sol), check(inst, sol).reason
+    assert compress_instance(inst, seed=seed) == compress_instance(inst, seed=seed)
