@@ -41,8 +41,9 @@ __all__ = ["enumerate_optimum", "weak_orders", "EnumerationPlan", "plan",
 
 #: Path combinations above which the search is refused.
 MAX_PATH_CHOICES = 65536
-#: Distinct component simulations above which the search is refused.
-MAX_SIMULATIONS = 5000
+#: Distinct component simulations above which the search is refused (at the microbenchmark
+#: scale, one simulation takes about 20 ms).
+MAX_SIMULATIONS = 2000
 #: Level labelings (``min(K, c)^c`` for a component of c jobs) above which it is refused.
 MAX_LABELINGS = 200_000
 
@@ -70,6 +71,7 @@ class _Group:
     jobs: tuple[int, ...]        # instance job indices, sorted
     pairs: tuple[tuple[int, int], ...]   # positions in ``jobs`` that share a link
     path: dict                   # job id -> chosen path indices, for simulating
+    orders: dict                 # level signature -> one weak order (ranks) realizing it
 
 
 @dataclass
@@ -171,8 +173,8 @@ def plan(instance: CruxInstance, *, max_path_choices: int = MAX_PATH_CHOICES,
                         f" level labelings, over max_labelings = {max_labelings}; this "
                         f"case is too large to enumerate")
                 pairs = _sharing_pairs(instance, comp, path)
-                group = _Group(comp, pairs, {k: tuple(v) for k, v in path.items()})
-                group.orders = _signatures(c, pairs, instance.levels)
+                group = _Group(comp, pairs, {k: tuple(v) for k, v in path.items()},
+                               _signatures(c, pairs, instance.levels))
                 groups[key] = group
                 simulations += len(group.orders)
                 if simulations > max_simulations:
