@@ -89,7 +89,7 @@ def utilization(result: SimResult, gpus: Sequence[int]) -> float:
     """GPU utilization: ``sum_j gpus_j * compute_j / (sum_j gpus_j * window)``."""
     g = np.asarray(gpus, dtype=float)
     total = float(g.sum()) * result.window_s
-    return float(g @ result.compute_s) / total if total > 0 else 0.0
+    return min(1.0, float(g @ result.compute_s) / total) if total > 0 else 0.0
 
 
 def link_components(jobs: Sequence[SimJob]) -> list[list[int]]:
@@ -186,7 +186,9 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     for group in link_components(jobs):
         part = _Component(link_gbps, [jobs[j] for j in group], group, warmup_s,
                           warmup_s + window_s, jitter, seed, trace, backend).run()
-        compute[group], sent[group], iterations[group] = part[0], part[1], part[2]
+        # a sum of per-iteration pieces may overshoot the window by rounding
+        compute[group] = np.minimum(part[0], window_s)
+        sent[group], iterations[group] = part[1], part[2]
         for k, j in enumerate(group):
             ends[j] = part[3][k] if trace else ()
     return SimResult(window_s, compute, sent, iterations, tuple(ends) if trace else None)
@@ -311,8 +313,6 @@ class _Component:
                 left[j] -= 1
                 dirty = True
             t = t_next
-        # a sum of per-iteration pieces may overshoot the window by rounding
-        compute = np.minimum(np.array(compute_in), b - a)
-        return (compute, np.asarray(flows.sent_bits, dtype=float) / 8.0,
+        return (np.array(compute_in), np.asarray(flows.sent_bits, dtype=float) / 8.0,
                 np.array(done_iters, dtype=np.int64),
                 [tuple(e) for e in ends] if ends is not None else None)

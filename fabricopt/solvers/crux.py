@@ -10,7 +10,7 @@ from .result import SolverOutput
 
 
 def crux(instance: CruxInstance, *, time_limit=None, seed=0, orders: int = 10,
-         load: str = "time", jitter: float = 0.0, replays: int = 20) -> SolverOutput:
+         load: str = "utilization", jitter: float = 0.0, replays: int = 20) -> SolverOutput:
     """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression."""
     return SolverOutput(heuristics.crux(instance, seed=seed, orders=orders, load=load,
                                         jitter=jitter, replays=replays), "feasible")
@@ -21,13 +21,13 @@ def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
     return SolverOutput(heuristics.ecmp(instance, seed=seed), "feasible")
 
 
-def sincronia(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "time"
+def sincronia(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
               ) -> SolverOutput:
     """Baseline: Crux's paths and priorities, Sincronia-style compression (top K-1 alone)."""
     return SolverOutput(heuristics.ranked_plan(instance, "sincronia", load=load), "feasible")
 
 
-def varys(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "time"
+def varys(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
           ) -> SolverOutput:
     """Baseline: Crux's paths and priorities, Varys-style compression (K equal blocks)."""
     return SolverOutput(heuristics.ranked_plan(instance, "varys", load=load), "feasible")

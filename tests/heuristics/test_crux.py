@@ -85,6 +85,21 @@ def test_path_selection_spreads_the_most_intense_jobs():
     # "small" joins the less loaded one ("mid"'s: 0.08 s vs 0.16 s of link time).
     assert paths == {"big": (0,), "mid": (1,), "small": (1,)}
     assert select_paths(inst, load="jobs")["mid"] == (1,)
+    assert select_paths(inst, load="time") == paths
+
+
+def test_utilization_load_sees_short_iterations_as_busy():
+    # B (most intense) takes agg0, A takes agg1. A sends little but every 0.12 s (17 % of
+    # the link's time); B sends 4x more per iteration but every 1.08 s (7 %). C joins B
+    # under the utilization rule and A under notes §1's literal link-seconds rule.
+    links = {e: 100.0 for e in ("tor0-agg0", "tor0-agg1", "agg0-tor1", "agg1-tor1")}
+    paths = [["tor0-agg0", "agg0-tor1"], ["tor0-agg1", "agg1-tor1"]]
+    inst = CruxInstance(2, links, [
+        {"id": name, "gpus": g, "compute_s": c, "overlap": 1.0,
+         "flows": [{"bytes": b, "paths": paths}]}
+        for name, g, c, b in [("A", 64, 0.1, 0.25e9), ("B", 64, 1.0, 1e9), ("C", 8, 1.0, 1e9)]])
+    assert select_paths(inst) == {"B": (0,), "A": (1,), "C": (0,)}
+    assert select_paths(inst, load="time") == {"B": (0,), "A": (1,), "C": (1,)}
 
 
 def test_select_paths_rejects_unknown_rules():
