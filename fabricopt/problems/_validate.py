@@ -22,6 +22,7 @@ __all__ = [
     "as_matrix",
     "as_id",
     "as_list",
+    "as_object",
 ]
 
 
@@ -30,12 +31,15 @@ def fail(field: str, value: Any, rule: str, error: type[Exception] = InvalidInst
     raise error(f"{field} = {value!r}: {rule}")
 
 
-def require(data: Mapping[str, Any], name: str, error: type[Exception] = InvalidInstance):
-    """Return ``data[name]``; a missing key is an error naming the field."""
+def require(data: Mapping[str, Any], name: str, error: type[Exception] = InvalidInstance,
+            where: str = ""):
+    """Return ``data[name]``; a missing key is an error naming the field (prefixed by
+    ``where``, the path of a nested object, e.g. ``jobs[2]``)."""
     if not isinstance(data, Mapping):
         raise error(f"expected a JSON object, got {type(data).__name__}")
     if name not in data:
-        raise error(f"{name}: missing required field")
+        prefix = f"{where}." if where else ""
+        raise error(f"{prefix}{name}: missing required field")
     return data[name]
 
 
@@ -116,4 +120,16 @@ def as_id(field: str, value: Any, error: type[Exception] = InvalidInstance) -> s
     """A non-empty string identifier."""
     if not isinstance(value, str) or not value:
         fail(field, value, "must be a non-empty string", error)
+    return value
+
+
+def as_object(field: str, value: Any, allowed, error: type[Exception] = InvalidInstance
+              ) -> Mapping[str, Any]:
+    """A JSON object with no keys outside ``allowed``; a record with ``to_dict`` (one of
+    our dataclasses) is accepted as the object it writes."""
+    if not isinstance(value, Mapping) and hasattr(value, "to_dict"):
+        value = value.to_dict()
+    if not isinstance(value, Mapping):
+        fail(field, value, f"must be an object with {', '.join(allowed)}", error)
+    reject_unknown_keys(value, allowed, field, error)
     return value

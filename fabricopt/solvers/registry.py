@@ -24,6 +24,7 @@ _BUILTIN_MODULES = (
     "fabricopt.solvers.topology",
     "fabricopt.solvers.wavelengths",
     "fabricopt.solvers.placement",
+    "fabricopt.solvers.priorities", "fabricopt.solvers.crux",
 )
 
 

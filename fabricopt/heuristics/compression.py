@@ -1,0 +1,336 @@
+"""Priority compression into K levels: Crux's Algorithm 1 and two baselines.
+
+A valid compression of a contention DAG splits its jobs into K ordered levels with no
+edge pointing from a lower level to a higher one; its value is the weight of the
+edges cut (endpoints on different levels). Crux (§4.3, Algorithm 1) observes that
+every valid K-cut is a split of some topological order into K consecutive blocks
+(Theorems 2 and 3), solves the best split of one order exactly by dynamic
+programming, and keeps the best over ``m`` random BFS topological orders.
+
+The baselines ignore the DAG and cut the priority ranking: Sincronia-style (the top
+K-1 jobs get their own levels, the rest share the lowest) and Varys-style (K
+contiguous blocks of near-equal size). The paper defines them only by its Figure 13;
+the general rules are notes/crux.md §3.4's.
+
+References
+----------
+.. [1] J. Cao et al., "Crux", SIGCOMM 2024, §4.3, Algorithm 1, Appendix B, Figure 13.
+.. [2] F. F. Yao, "Efficient dynamic programming using quadrangle inequalities",
+   STOC 1980 (monotone split points).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..problems.priorities import PrioritiesInstance, PrioritiesSolution
+
+__all__ = ["Dag", "random_topological_order", "best_split", "compress", "ranking",
+           "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
+           "rank_instance"]
+
+
+class Dag:
+    """A weighted DAG on nodes 0..n-1 in the two forms the algorithm needs.
+
+    Parameters
+    ----------
+    n : int
+    edges : sequence of (high, low, weight)
+        Weights >= 0; at most one edge per ordered pair (as :func:`dag_edges` gives).
+    """
+
+    def __init__(self, n: int, edges: Sequence[tuple[int, int, float]]):
+        self.n = int(n)
+        e = np.array([(hi, lo) for hi, lo, _ in edges], dtype=np.int64).reshape(-1, 2)
+        self.hi, self.lo = e[:, 0], e[:, 1]
+        self.w = np.array([w for _, _, w in edges], dtype=float)
+        if np.any(self.w < 0) or not np.all(np.isfinite(self.w)):
+            raise ValueError("edges: weights must be finite and >= 0")
+        by_hi = np.argsort(self.hi, kind="stable")
+        self.children = np.split(self.lo[by_hi], np.cumsum(np.bincount(self.hi, minlength=n))[:-1])
+        self.indeg = np.bincount(self.lo, minlength=n).astype(np.int64)
+
+    def prefix_sums(self, order: np.ndarray) -> np.ndarray:
+        """``S[j, i]``: weight of the edges from the first j nodes of ``order`` to the first i."""
+        pos = np.empty(self.n, dtype=np.int64)
+        pos[order] = np.arange(self.n)
+        S = np.zeros((self.n + 1, self.n + 1))
+        np.add.at(S, (pos[self.hi] + 1, pos[self.lo] + 1), self.w)
+        np.cumsum(S, axis=0, out=S)
+        np.cumsum(S, axis=1, out=S)
+        return S
+
+
+def random_topological_order(dag: Dag, rng: np.random.Generator) -> np.ndarray:
+    """A random BFS topological order (Kahn's algorithm with a FIFO queue).
+
+    The initial sources are shuffled, and so is every batch of nodes that one node's
+    removal releases (our reading of the paper's "random topological orders by BFS").
+
+    Raises
+    ------
+    ValueError
+        If the graph has a cycle.
+    """
+    indeg = dag.indeg.copy()
+    queue = np.flatnonzero(indeg == 0)
+    rng.shuffle(queue)
+    order = queue.tolist()
+    head = 0
+    while head < len(order):
+        ch = dag.children[order[head]]
+        head += 1
+        if len(ch):
+            indeg[ch] -= 1
+            released = ch[indeg[ch] == 0]
+            if len(released) > 1:
+                rng.shuffle(released)
+            order.extend(released.tolist())
+    if len(order) < dag.n:
+        raise ValueError("edges: the contention graph has a cycle (it must be a DAG)")
+    return np.asarray(order, dtype=np.int64)
+
+
+def _largest_argmax(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per segment of ``values`` (segments begin at ``starts``), the offset of the last
+    maximum from the segment start."""
+    seg_max = np.maximum.reduceat(values, starts)
+    seg_id = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(values))))
+    index = np.arange(len(values))
+    last = np.maximum.reduceat(np.where(values == seg_max[seg_id], index, -1), starts)
+    return last - starts
+
+
+def _monotone_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
+    """f(i, k) and the largest optimal j for i = k..n by divide and conquer over i.
+
+    The largest optimal split point is non-decreasing in i (C is Monge), so the best j
+    of the middle i of a range bounds the j of both halves; every recursion depth is
+    one vectorized step over all its ranges.
+    """
+    f = np.full(n + 1, -np.inf)
+    arg = np.zeros(n + 1, dtype=np.int64)
+    ranges = [(k, n, k - 1, n - 1)]            # (i_lo, i_hi, j_lo, j_hi)
+    while ranges:
+        mids = np.array([(a + b) // 2 for a, b, _, _ in ranges], dtype=np.int64)
+        j_lo = np.array([c for _, _, c, _ in ranges], dtype=np.int64)
+        j_hi = np.minimum(np.array([d for _, _, _, d in ranges], dtype=np.int64), mids - 1)
+        lengths = j_hi - j_lo + 1
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        js = np.repeat(j_lo - starts, lengths) + np.arange(lengths.sum())
+        cols = np.repeat(mids, lengths)
+        vals = base[js] + S[js, cols]
+        best = j_lo + _largest_argmax(vals, starts)
+        f[mids] = vals[starts + best - j_lo]
+        arg[mids] = best
+        nxt = []
+        for (a, b, c, d), m, j in zip(ranges, mids.tolist(), best.tolist()):
+            if a <= m - 1:
+                nxt.append((a, m - 1, c, j))
+            if m + 1 <= b:
+                nxt.append((m + 1, b, j, d))
+        ranges = nxt
+    return f, arg
+
+
+def _dense_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
+    """f(i, k) and the largest optimal j for every i, scanning every j < i."""
+    cols = np.arange(n + 1)
+    M = base[:, None] + S                      # M[j, i] = f(j, k-1) + C(j, i)
+    M[cols[:, None] >= cols[None, :]] = -np.inf
+    j_best = n - np.argmax(M[::-1, :], axis=0)  # from the bottom: the largest j
+    f = np.full(n + 1, -np.inf)
+    arg = np.zeros(n + 1, dtype=np.int64)
+    f[k:] = M[j_best[k:], cols[k:]]
+    arg[k:] = j_best[k:]
+    return f, arg
+
+
+def best_split(dag: Dag, order: np.ndarray, levels: int, *,
+               split: str = "monotone") -> tuple[float, list[int]]:
+    """The best split of a topological order into at most ``levels`` consecutive blocks.
+
+    Parameters
+    ----------
+    dag : Dag
+    order : ndarray of int
+        A topological order of it.
+    levels : int
+        K.
+    split : {"monotone", "dense"}
+        ``"dense"`` scans every split point j < i; ``"monotone"`` uses that the optimal
+        split point never decreases in i (C is Monge; Yao 1980) and finds all of them
+        by divide and conquer. Both take the largest optimal j.
+
+    Returns
+    -------
+    value : float
+        f(n, k*): the weight of the edges between different blocks.
+    bounds : list of int
+        Block end positions in ``order``: block b is ``order[bounds[b-1]:bounds[b]]``,
+        block 0 first (the highest level).
+
+    Notes
+    -----
+    With ``S`` the 2-D prefix sums of the weights in this order,
+    ``C(j, i) = S[j, i] - S[j, j]`` is the weight entering block ``{j+1..i}`` from the
+    prefix ``{1..j}``, and ``f(i, k) = max_{k-1 <= j < i} f(j, k-1) + C(j, i)``.
+    O(n^2) memory; time O(n^2 + K n log n) monotone, O(K n^2) dense.
+
+    Examples
+    --------
+    Figure 13 of the paper: J1 -> J2 (weight 4), J3 -> J4 (weight 2), K = 2.
+
+    >>> dag = Dag(4, [(0, 1, 4.0), (2, 3, 2.0)])
+    >>> best_split(dag, np.array([0, 1, 2, 3]), 2)
+    (4.0, [1, 4])
+    >>> best_split(dag, np.array([0, 2, 1, 3]), 2)
+    (6.0, [2, 4])
+    """
+    rows = {"monotone": _monotone_row, "dense": _dense_row}
+    if split not in rows:
+        raise ValueError(f"split = {split!r}: must be 'monotone' or 'dense'")
+    n = len(order)
+    if n == 0:
+        return 0.0, []
+    kmax = min(int(levels), n)
+    S = dag.prefix_sums(order)
+    diag = np.diag(S).copy()
+    f_prev = np.full(n + 1, -np.inf)
+    f_prev[0] = 0.0
+    args = [None]
+    best_value, best_k = -np.inf, 0
+    for k in range(1, kmax + 1):
+        f, arg = rows[split](f_prev - diag, S, k, n)   # base[j] = f(j, k-1) - S[j, j]
+        args.append(arg)
+        if f[n] >= best_value:                     # ties: use more levels
+            best_value, best_k = float(f[n]), k
+        f_prev = f
+    bounds = []
+    i = n
+    for k in range(best_k, 0, -1):
+        bounds.append(int(i))
+        i = int(args[k][i])
+    return best_value, bounds[::-1]
+
+
+def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
+             orders: int = 10, seed: int = 0, split: str = "monotone"
+             ) -> tuple[float, np.ndarray]:
+    """Crux's Algorithm 1: the best sequence K-cut over ``orders`` random BFS orders.
+
+    Parameters
+    ----------
+    n : int
+        Jobs (nodes 0..n-1).
+    edges : sequence of (high, low, weight)
+        The contention DAG (:func:`fabricopt.problems.priorities.dag_edges`).
+    levels : int
+        K, the levels available.
+    orders : int
+        m, the random topological orders tried (the paper uses 10).
+    seed : int
+        Seed of the orders.
+    split : {"monotone", "dense"}
+        See :func:`best_split`.
+
+    Returns
+    -------
+    value : float
+        The cut weight found.
+    level : ndarray of int
+        Each job's level, 0..K-1 (the first block gets K-1, the highest).
+
+    Examples
+    --------
+    Figure 13 (notes/crux.md §3.3): intensities (4, 3, 2, 1), edges J1->J2, J3->J4.
+
+    >>> value, level = compress(4, [(0, 1, 4.0), (2, 3, 2.0)], 2)
+    >>> value, level.tolist()
+    (6.0, [1, 0, 1, 0])
+    """
+    levels = int(levels)
+    if levels < 1:
+        raise ValueError(f"levels = {levels}: must be >= 1")
+    dag = Dag(n, edges)
+    rng = np.random.default_rng(seed)
+    best_value, best = -np.inf, None
+    for _ in range(max(1, int(orders))):
+        order = random_topological_order(dag, rng)
+        value, bounds = best_split(dag, order, levels, split=split)
+        if value > best_value:                     # keep the first of equal cuts
+            best_value, best = value, (order, bounds)
+    level = np.zeros(n, dtype=np.int64)
+    order, bounds = best
+    start = 0
+    for b, end in enumerate(bounds):
+        level[order[start:end]] = levels - 1 - b
+        start = end
+    return max(best_value, 0.0), level
+
+
+def ranking(ids: Sequence[str], priority: Sequence[float]) -> list[int]:
+    """Job indices from the highest priority to the lowest (tie: the smaller id first)."""
+    return sorted(range(len(ids)), key=lambda j: (-priority[j], ids[j]))
+
+
+def sincronia_levels(rank: Sequence[int], levels: int) -> np.ndarray:
+    """Sincronia-style: ranks 1..K-1 get levels K-1..1, every other job level 0.
+
+    Examples
+    --------
+    >>> sincronia_levels([0, 1, 2, 3], 2).tolist()
+    [1, 0, 0, 0]
+    """
+    level = np.zeros(len(rank), dtype=np.int64)
+    for r, j in enumerate(rank[: levels - 1]):
+        level[j] = levels - 1 - r
+    return level
+
+
+def varys_levels(rank: Sequence[int], levels: int) -> np.ndarray:
+    """Varys-style: K contiguous blocks of the ranking, sizes ``ceil(n/K)`` first.
+
+    Examples
+    --------
+    >>> varys_levels([0, 1, 2, 3], 2).tolist()
+    [1, 1, 0, 0]
+    """
+    level = np.zeros(len(rank), dtype=np.int64)
+    for b, block in enumerate(np.array_split(np.asarray(rank, dtype=np.int64), levels)):
+        level[block] = levels - 1 - b
+    return level
+
+
+def cut_value(edges: Sequence[tuple[int, int, float]], level: Sequence[int]) -> float:
+    """Weight of the edges whose high end is on a strictly higher level."""
+    return float(sum(w for hi, lo, w in edges if level[hi] > level[lo]))
+
+
+def compress_instance(instance: PrioritiesInstance, *, orders: int = 10, seed: int = 0,
+                      split: str = "monotone") -> PrioritiesSolution:
+    """:func:`compress` applied to a ``priorities`` instance.
+
+    Examples
+    --------
+    >>> inst = PrioritiesInstance(2, [{"id": f"J{k}", "priority": 4 - k, "intensity": 4 - k}
+    ...                               for k in range(4)], [["J0", "J1"], ["J2", "J3"]])
+    >>> dict(compress_instance(inst).level)
+    {'J0': 1, 'J1': 0, 'J2': 1, 'J3': 0}
+    """
+    _, level = compress(len(instance.jobs), instance.edges, instance.levels, orders=orders,
+                        seed=seed, split=split)
+    return PrioritiesSolution({name: int(level[j]) for j, name in enumerate(instance.ids)})
+
+
+def rank_instance(instance: PrioritiesInstance, rule: str) -> PrioritiesSolution:
+    """A ranking baseline, ``"sincronia"`` or ``"varys"``, on a ``priorities`` instance."""
+    rules = {"sincronia": sincronia_levels, "varys": varys_levels}
+    if rule not in rules:
+        raise ValueError(f"rule = {rule!r}: must be one of {', '.join(rules)}")
+    ids = instance.ids
+    level = rules[rule](ranking(ids, [job.priority for job in instance.jobs]), instance.levels)
+    return PrioritiesSolution({name: int(level[j]) for j, name in enumerate(ids)})

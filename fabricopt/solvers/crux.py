@@ -1,0 +1,57 @@
+"""Methods of the ``crux`` kind: ``crux``, ``ecmp``, ``sincronia``, ``varys``, ``enumerate``."""
+
+from __future__ import annotations
+
+from ..formulations import crux as exhaustive
+from ..heuristics import crux as heuristics
+from ..problems.crux import CruxInstance
+from .registry import register_method
+from .result import SolverOutput
+
+
+def crux(instance: CruxInstance, *, time_limit=None, seed=0, orders: int = 10,
+         load: str = "utilization", jitter: float = 0.0, replays: int = 20) -> SolverOutput:
+    """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression."""
+    return SolverOutput(heuristics.crux(instance, seed=seed, orders=orders, load=load,
+                                        jitter=jitter, replays=replays), "feasible")
+
+
+def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Baseline: a hashed path per flow, every job on one level."""
+    return SolverOutput(heuristics.ecmp(instance, seed=seed), "feasible")
+
+
+def sincronia(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
+              ) -> SolverOutput:
+    """Baseline: Crux's paths and priorities, Sincronia-style compression (top K-1 alone)."""
+    return SolverOutput(heuristics.ranked_plan(instance, "sincronia", load=load), "feasible")
+
+
+def varys(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
+          ) -> SolverOutput:
+    """Baseline: Crux's paths and priorities, Varys-style compression (K equal blocks)."""
+    return SolverOutput(heuristics.ranked_plan(instance, "varys", load=load), "feasible")
+
+
+def enumerate_(instance: CruxInstance, *, time_limit=None, seed=0,
+               max_path_choices: int = exhaustive.MAX_PATH_CHOICES,
+               max_simulations: int = exhaustive.MAX_SIMULATIONS,
+               max_labelings: int = exhaustive.MAX_LABELINGS) -> SolverOutput:
+    """Exhaustive search over paths and levels (small cases; refuses larger ones).
+
+    Too large a case raises :class:`~fabricopt.SolverUnavailable` before any simulation
+    (``solve`` passes it on; the command line prints it and exits 2): the method is not
+    available for that case, which is valid. Raise the ``max_*`` limits to insist.
+    """
+    solution, complete = exhaustive.enumerate_optimum(
+        instance, time_limit=time_limit, max_path_choices=max_path_choices,
+        max_simulations=max_simulations, max_labelings=max_labelings)
+    return SolverOutput(solution, "optimal" if complete else "feasible",
+                        info={"complete": complete})
+
+
+register_method("crux", "crux", crux)
+register_method("crux", "ecmp", ecmp)
+register_method("crux", "sincronia", sincronia)
+register_method("crux", "varys", varys)
+register_method("crux", "enumerate", enumerate_, exact=True)

@@ -1,0 +1,36 @@
+"""Methods of the ``priorities`` kind: ``milp``, ``crux``, ``sincronia``, ``varys``."""
+
+from __future__ import annotations
+
+from ..formulations import priorities as formulation
+from ..heuristics import compression
+from ..problems.priorities import PrioritiesInstance
+from .milp import milp_method
+from .registry import register_method
+from .result import SolverOutput
+
+
+def crux(instance: PrioritiesInstance, *, time_limit=None, seed=0, orders: int = 10,
+         split: str = "monotone") -> SolverOutput:
+    """Crux Algorithm 1: the best K-split of m random BFS topological orders (DP)."""
+    return SolverOutput(compression.compress_instance(instance, orders=orders, seed=seed,
+                                                      split=split), "feasible")
+
+
+def sincronia(instance: PrioritiesInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Baseline: the top K-1 jobs get their own levels, the rest share the lowest."""
+    return SolverOutput(compression.rank_instance(instance, "sincronia"), "feasible")
+
+
+def varys(instance: PrioritiesInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Baseline: K contiguous blocks of near-equal size of the priority ranking."""
+    return SolverOutput(compression.rank_instance(instance, "varys"), "feasible")
+
+
+milp = milp_method(formulation.build, warm_start_from=compression.compress_instance)
+
+register_method("priorities", "milp", milp, exact=True,
+                summary="integer levels + a cut binary per DAG edge (PuLP + HiGHS)")
+register_method("priorities", "crux", crux)
+register_method("priorities", "sincronia", sincronia)
+register_method("priorities", "varys", varys)
