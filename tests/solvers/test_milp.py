@@ -70,3 +70,45 @@ def test_unknown_backend():
 def test_cbc_agrees_with_highs():
     assert run_milp(knapsack(25), backend="cbc").objective == pytest.approx(
         run_milp(knapsack(25)).objective)
+
+
+def constant_model(sense, constant, rows=()):
+    """A model without variables: objective ``constant``, rows ``0 (<=|>=|==) rhs``."""
+    p = new_problem("empty", sense)
+    p += pulp.LpAffineExpression(constant=constant)
+    for k, (op, rhs) in enumerate(rows):
+        empty = pulp.lpSum([])
+        p += (empty <= rhs if op == "<=" else empty >= rhs if op == ">=" else empty == rhs), f"r{k}"
+    return p
+
+
+@pytest.mark.parametrize("sense", ["min", "max"])
+@pytest.mark.parametrize("backend", ["highs", "cbc"])
+def test_empty_model_is_solved_with_its_constant(sense, backend):
+    if backend == "cbc" and not cbc_available():
+        pytest.skip("PuLP's CBC binary is not installed")
+    p = constant_model(sense, 3.5, rows=[("<=", 1.0), (">=", -2.0), ("==", 0.0)])
+    assert p.variables() == []
+    run = run_milp(p, backend=backend)
+    assert (run.status, run.objective, run.bound, run.values) == ("optimal", 3.5, 3.5, {})
+
+
+def test_empty_model_without_objective_scores_zero():
+    run = run_milp(new_problem("bare", "min"))
+    assert (run.status, run.objective, run.bound, run.values) == ("optimal", 0.0, 0.0, {})
+
+
+@pytest.mark.parametrize("row", [(">=", 1.0), ("<=", -0.5), ("==", 2.0)])
+def test_empty_model_with_a_false_constant_row_is_infeasible(row):
+    run = run_milp(constant_model("min", 1.0, rows=[("<=", 5.0), row]))
+    assert run.status == "infeasible" and run.values is None and run.objective is None
+
+
+def test_empty_model_through_milp_method():
+    from fabricopt.formulations._model import MilpModel
+    from fabricopt.solvers.milp import milp_method
+
+    method = milp_method(lambda instance: MilpModel(constant_model("max", 2.0),
+                                                    decode=lambda values: dict(values)))
+    out = method(None)
+    assert (out.status, out.solution, out.bound) == ("optimal", {}, 2.0)
