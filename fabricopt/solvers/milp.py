@@ -15,6 +15,7 @@ import functools
 import math
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -113,6 +114,27 @@ def _solve_empty(problem: pulp.LpProblem, solver: str) -> MilpRun:
     return MilpRun("optimal", {}, objective, objective, 0, solver, {"model_status": "Empty"})
 
 
+def _confirm_infeasible(h, time_limit: float | None, elapsed_s: float):
+    """Re-run an "infeasible" model without presolve; return the model status to trust.
+
+    HiGHS's MIP presolve has declared small feasible models infeasible (e.g. ERGO-Code/
+    HiGHS#2388, #3090; here a 5-op placement MILP under highspy 1.16), and "infeasible"
+    is a proof we report. Without presolve the search itself must prove it. Run time is
+    per run in HiGHS, so the re-run gets what is left of ``time_limit``.
+    """
+    import highspy
+
+    if time_limit is not None:
+        left = float(time_limit) - elapsed_s
+        if left <= 0:
+            return highspy.HighsModelStatus.kTimeLimit
+        h.setOptionValue("time_limit", left)
+    h.setOptionValue("presolve", "off")
+    h.clearSolver()  # else HiGHS keeps the first run's verdict
+    h.run()
+    return h.getModelStatus()
+
+
 def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, seed) -> MilpRun:
     import highspy
 
@@ -169,10 +191,13 @@ def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, se
         if len(idx):
             h.setSolution(len(idx), idx, val)
 
+    S = highspy.HighsModelStatus
+    started = time.monotonic()
     h.run()
     model_status = h.getModelStatus()
+    if model_status == S.kInfeasible:
+        model_status = _confirm_infeasible(h, time_limit, time.monotonic() - started)
     info = h.getInfo()
-    S = highspy.HighsModelStatus
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
     if model_status == S.kOptimal:
         status = "optimal"
