@@ -2,12 +2,13 @@
 
 import json
 import runpy
-import subprocess
 import sys
 
 import pytest
 
 from fabricopt.cli import main
+
+from cli_helpers import run
 
 
 def run_module(args, monkeypatch):
@@ -57,11 +58,9 @@ def test_python_dash_m_exits_with_mains_code(files):
     # A real interpreter: __main__ passes main()'s code to sys.exit, stdout carries
     # main's output only, a bad instance is one line on stderr.
     for args, code in CASES[1:3]:
-        proc = subprocess.run([sys.executable, "-m", "fabricopt", *fill(args, files)],
-                              capture_output=True, text=True, timeout=60)
-        assert proc.returncode == code, proc.stderr
-    assert proc.stdout == "" and proc.stderr == ("fabricopt: error: switches = 0: must be "
-                                                 ">= 1\n")
+        returncode, out, err = run(*fill(args, files))
+        assert returncode == code, err
+    assert out == "" and err == "fabricopt: error: switches = 0: must be >= 1\n"
 
 
 def test_usage_errors_exit_2_without_a_traceback(monkeypatch, capsys):

@@ -1,6 +1,7 @@
 """The placement format: round trips, validation messages, checker rules, evaluation,
 the lower bound, the balanced-graph split and the generator."""
 
+import functools
 import json
 import math
 import re
@@ -16,6 +17,8 @@ from fabricopt.problems.placement import (Dep, PlacementInstance, PlacementSolut
                                           generate, heads_and_tails, lower_bound, peer_sets,
                                           schedule, split_op_graph)
 
+from kind_json import assert_file_round_trip, edited, item_edited
+
 # 8 bytes at 8 Gbps take 8e-9 s; 1e9 bytes take 1 s.
 BASE = {"problem": "placement", "gpus": 3, "max_peers": 1, "link_gbps": 8.0,
         "ops": [{"id": "a", "compute_s": 1.0, "group": "A"}, {"id": "b", "compute_s": 2.0},
@@ -24,30 +27,19 @@ BASE = {"problem": "placement", "gpus": 3, "max_peers": 1, "link_gbps": 8.0,
                  {"src": "b", "dst": "d", "bytes": 1e9}]}
 
 
-def with_(**changes):
-    data = json.loads(json.dumps(BASE))
-    data.update(changes)
-    return data
+with_ = functools.partial(edited, BASE)
 
 
 def ops_with(k, **changes):
-    data = with_()
-    data["ops"][k].update(changes)
-    return data
+    return with_(ops=item_edited(BASE["ops"], k, **changes))
 
 
 def deps_with(k, **changes):
-    data = with_()
-    data["deps"][k].update(changes)
-    return data
+    return with_(deps=item_edited(BASE["deps"], k, **changes))
 
 
 def test_round_trip(tmp_path):
-    inst = instance_from_dict(BASE)
-    path = tmp_path / "p.json"
-    fabricopt.dump(inst, path)
-    assert fabricopt.load(path) == inst
-    assert json.loads(path.read_text()) == BASE
+    assert_file_round_trip(BASE, tmp_path)
     sol = PlacementSolution({"a": 0, "b": 1, "c": 0, "d": 1}, {"a": 0, "b": 2, "c": 1, "d": 5})
     again = fabricopt.problems.solution_from_dict("placement", json.loads(fabricopt.dump(sol)))
     assert again == sol
