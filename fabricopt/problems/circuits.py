@@ -23,8 +23,8 @@ import numpy as np
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._transfer import max_transfer_time, unserved_pair
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
-                        require)
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
+                        reject_unknown_keys, require)
 
 __all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit_counts",
            "port_load_bound", "generate"]
@@ -73,9 +73,7 @@ class CircuitsInstance:
     @cached_property
     def traffic(self) -> np.ndarray:
         """``traffic_bytes`` as a read-only float array."""
-        a = np.array(self.traffic_bytes, dtype=float).reshape(self.gpus, self.gpus)
-        a.flags.writeable = False
-        return a
+        return matrix_array(self.traffic_bytes)
 
     def to_dict(self) -> dict[str, Any]:
         return {"problem": "circuits", "switches": self.switches,

@@ -205,20 +205,19 @@ class PlacementInstance:
     @cached_property
     def parents(self) -> tuple:
         """``parents[v]`` = tuple of ``(u, delay_s, carries_bytes)`` over the deps u -> v."""
-        out: list[list] = [[] for _ in range(self.size)]
-        for k, dep in enumerate(self.deps):
-            out[self.dep_dst[k]].append((int(self.dep_src[k]), float(self.delay_s[k]),
-                                         dep.bytes > 0))
-        return tuple(tuple(p) for p in out)
+        return self._adjacency(self.dep_dst, self.dep_src)
 
     @cached_property
     def children(self) -> tuple:
         """``children[u]`` = tuple of ``(v, delay_s, carries_bytes)`` over the deps u -> v."""
+        return self._adjacency(self.dep_src, self.dep_dst)
+
+    def _adjacency(self, at: np.ndarray, other: np.ndarray) -> tuple:
+        """Per op: ``(other end, delay_s, carries_bytes)`` of each dep whose ``at`` end it is."""
         out: list[list] = [[] for _ in range(self.size)]
         for k, dep in enumerate(self.deps):
-            out[self.dep_src[k]].append((int(self.dep_dst[k]), float(self.delay_s[k]),
-                                         dep.bytes > 0))
-        return tuple(tuple(c) for c in out)
+            out[at[k]].append((int(other[k]), float(self.delay_s[k]), dep.bytes > 0))
+        return tuple(tuple(adjacent) for adjacent in out)
 
     def topological_order(self, priority: Sequence[float] | None = None) -> list[int]:
         """Op indices in a topological order: among ready ops the smallest
