@@ -96,3 +96,22 @@ def test_examples_come_from_the_environment_variable(temporary_method, monkeypat
     calls.clear()
     check_method("circuits", "counted", examples=2, references=[])  # an argument wins
     assert len(calls) == 2 * 2
+
+
+def refuses_larger_cases(instance):
+    """Like crux's enumerate: exact on small cases, SolverUnavailable beyond its limit."""
+    if instance.gpus > 3:
+        raise fabricopt.SolverUnavailable(f"{instance.gpus} GPUs exceed my limit of 3")
+    return SolverOutput(exact(instance), "optimal", bound=fabricopt.evaluate(instance,
+                                                                              exact(instance)))
+
+
+def test_only_exact_methods_may_refuse_an_instance(temporary_method):
+    temporary_method("circuits", "small-exact", refuses_larger_cases, exact=True)
+    check_method("circuits", "small-exact", examples=10, references=["exact"])
+    # ... and as a reference it is compared where it answers, skipped where it refuses.
+    check_method("circuits", "greedy", examples=10, references=["small-exact"])
+    temporary_method("circuits", "small-heuristic", refuses_larger_cases)
+    with pytest.raises(MethodCheckError, match=r"^circuits/small-heuristic: refused an "
+                                               r"instance \(only exact methods may\): \d+ GPUs"):
+        check_method("circuits", "small-heuristic", examples=20, references=[])
