@@ -119,3 +119,14 @@ def test_one_gpu_chain_that_highs_presolve_called_infeasible():
     result = fabricopt.solve(inst, "milp", warm_start=False)
     assert result.status == "optimal" and check(inst, result.solution)
     assert result.objective == pytest.approx(brute_force_optimum(inst)) == 5.0
+
+
+def test_decode_keeps_an_optimum_where_an_op_without_compute_shares_a_gpu():
+    # Found by hypothesis: the MILP's optimum 0.5 runs o2 (no compute) at time 0 on o1's
+    # GPU; a decode in which o2 waited for o1 made o3 and the makespan end at 1.0.
+    ops = [SubOp("o0", 0.0, "g0"), SubOp("o1", 0.5, "g0"), SubOp("o2", 0.0, "g1"),
+           SubOp("o3", 0.5, "g1")]
+    inst = PlacementInstance(2, 1, 8.0, ops, [Dep("o2", "o3", 0.0)])
+    result = fabricopt.solve(inst, "milp", warm_start=False)
+    assert result.status == "optimal" and check(inst, result.solution)
+    assert result.objective == pytest.approx(brute_force_optimum(inst)) == 0.5

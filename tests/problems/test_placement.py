@@ -18,6 +18,7 @@ from fabricopt.problems.placement import (Dep, PlacementInstance, PlacementSolut
                                           schedule, split_op_graph)
 
 from kind_json import assert_file_round_trip, edited, item_edited
+from placement_cases import small_instances
 
 # 8 bytes at 8 Gbps take 8e-9 s; 1e9 bytes take 1 s.
 BASE = {"problem": "placement", "gpus": 3, "max_peers": 1, "link_gbps": 8.0,
@@ -189,6 +190,22 @@ def test_schedule_is_feasible_and_waits_for_transfers():
     assert dict(solution.start_s) == {"a": 0.0, "b": 2.0, "c": 1.0, "d": 5.0}
     sends, receives = peer_sets(INST, [0, 1, 0, 2])
     assert sends == [{1}, {2}, set()] and receives == [set(), {0}, {1}]
+
+
+@given(small_instances(max_ops=7, max_gpus=3), st.data())
+def test_ops_without_compute_may_share_their_gpu_and_never_start_later(inst, data):
+    gpu = data.draw(st.lists(st.integers(0, inst.gpus - 1), min_size=inst.size,
+                             max_size=inst.size))
+    order = inst.topological_order(priority=data.draw(st.permutations(range(inst.size))))
+    holding = schedule(inst, gpu, order)
+    sharing = schedule(inst, gpu, order, zero_holds_gpu=False)
+    for solution in (holding, sharing):  # feasible but for the degree rule
+        verdict = check(inst, solution)
+        assert verdict.feasible or "max_peers" in verdict.reason
+    assert all(sharing.start_s[op.id] <= holding.start_s[op.id] for op in inst.ops)
+    busy = [op.id for op in inst.ops if op.compute_s > 0]
+    if len(busy) == inst.size:  # nothing to share: the same schedule
+        assert sharing == holding
 
 
 def test_split_block_mapping_and_bytes():
