@@ -44,6 +44,16 @@ def load(source) -> Any:
     instance or Result
         The instance its ``"problem"`` field names, or a :class:`Result` when the file
         is a ``fabricopt solve --json`` envelope.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> inst = generate("circuits", seed=1, gpus=4, switches=2)
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = dump(inst, os.path.join(tmp, "i.json"))
+    ...     _ = dump(solve(inst, "exact"), os.path.join(tmp, "r.json"))
+    ...     load(os.path.join(tmp, "i.json")) == inst, load(os.path.join(tmp, "r.json")).status
+    (True, 'optimal')
     """
     data = read_json(source)
     if Result.is_envelope(data):
@@ -52,7 +62,20 @@ def load(source) -> Any:
 
 
 def load_solution(source, kind: str) -> Any:
-    """Read a bare solution of problem ``kind`` (or the solution inside an envelope)."""
+    """Read a bare solution of problem ``kind`` (or the solution inside an envelope).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> inst = generate("circuits", seed=1, gpus=4, switches=2)
+    >>> result = solve(inst, "greedy")
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = dump(result, os.path.join(tmp, "r.json"))
+    ...     _ = dump(result.solution, os.path.join(tmp, "s.json"))
+    ...     [load_solution(os.path.join(tmp, name), "circuits") == result.solution
+    ...      for name in ("r.json", "s.json")]
+    [True, True]
+    """
     data = read_json(source)
     if Result.is_envelope(data):
         result = Result.from_dict(data)
@@ -64,7 +87,14 @@ def load_solution(source, kind: str) -> Any:
 
 def dump(obj: Any, target=None) -> str:
     """Write an instance, solution or result as JSON to ``target`` (a path, ``"-"``, a
-    file, or None to only return the text)."""
+    file, or None to only return the text).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.circuits import CircuitsInstance
+    >>> print(dump(CircuitsInstance(1, 8.0, [[0, 1e9], [0, 0]])), end="")
+    {"problem": "circuits", "switches": 1, "circuit_gbps": 8.0, "traffic_bytes": [[0.0, 1000000000.0], [0.0, 0.0]]}
+    """
     return write_json(obj.to_dict(), target)
 
 

@@ -57,9 +57,10 @@ def brute_force_optimum(instance):
     """The optimal makespan by enumeration (tiny instances only).
 
     Every feasible schedule can be shifted left into the semi-active schedule of its
-    own assignment and of the order of its start times, which is a topological order;
-    so the optimum is the best semi-active schedule over all degree-feasible
-    assignments and all topological orders.
+    own assignment and of the order of its start times, which is a topological order
+    (ops without compute holding no GPU time, as ``check`` has it); so the optimum is
+    the best such schedule over all degree-feasible assignments and all topological
+    orders.
     """
     from fabricopt.problems.placement import peer_sets
 
@@ -70,6 +71,6 @@ def brute_force_optimum(instance):
         if max(map(len, sends + receives), default=0) > instance.max_peers:
             continue
         for order in orders:
-            _, end = schedule_times(instance, gpu, order)
+            _, end = schedule_times(instance, gpu, order, zero_holds_gpu=False)
             best = min(best, max(end, default=0.0))
     return best

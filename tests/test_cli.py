@@ -1,18 +1,12 @@
 """The ``fabricopt`` command: pipes, exit codes, one-line errors."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from fabricopt.cli import main
 
-
-def run(*args, stdin=None):
-    proc = subprocess.run([sys.executable, "-m", "fabricopt", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
-    return proc.returncode, proc.stdout, proc.stderr
+from cli_helpers import run
 
 
 def test_generate_pipe_solve_json_prints_envelope_only():

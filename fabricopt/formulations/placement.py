@@ -182,7 +182,8 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
     def decode(values) -> PlacementSolution:
         gpu = [max(gpus, key=lambda g: values[x[i, g].name]) for i in range(n)]
         order = instance.topological_order(priority=[values[s[i].name] for i in range(n)])
-        return schedule(instance, gpu, order)
+        # The MILP lets an op without compute share its GPU's time, as check() does.
+        return schedule(instance, gpu, order, zero_holds_gpu=False)
 
     def encode(solution: PlacementSolution) -> dict[str, float]:
         ids = [op.id for op in instance.ops]

@@ -40,16 +40,15 @@ def build(instance: PrioritiesInstance) -> MilpModel:
     x = prob.add_variable_dicts("level", range(n), 0, top, pulp.LpInteger)
     y = prob.add_variable_dicts("cut", range(len(edges)), 0, 1, pulp.LpInteger)
     prob += pulp.lpSum(w * y[e] for e, (_, _, w) in enumerate(edges))
-    for j in range(n):
-        # Redundant with the bounds, but it puts every level in the model: PuLP only
-        # passes on variables that appear in a row or the objective.
-        prob += x[j] <= top, f"top_{j}"
     for e, (hi, lo, _) in enumerate(edges):
         prob += x[hi] >= x[lo], f"order_{e}"
         prob += y[e] <= x[hi] - x[lo], f"cut_{e}"
 
     def decode(values) -> PrioritiesSolution:
-        return PrioritiesSolution({ids[j]: int(round(values[x[j].name])) for j in range(n)})
+        # A job in no contention edge is in no row, so PuLP leaves its level out of the
+        # model (with no edges at all the model is empty): any level is optimal; take 0.
+        return PrioritiesSolution({ids[j]: int(round(values.get(x[j].name, 0.0)))
+                                   for j in range(n)})
 
     def encode(solution: PrioritiesSolution) -> dict[str, float]:
         level = [solution.level[name] for name in ids]

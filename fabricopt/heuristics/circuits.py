@@ -182,6 +182,16 @@ def exact(instance: CircuitsInstance) -> CircuitsSolution:
     Notes
     -----
     Runs in O(N²Q log(N²Q)) for the bisection plus Q Hopcroft-Karp matchings.
+
+    Examples
+    --------
+    GPU 0 sends 3e9 bytes to GPU 1 and 1e9 to GPU 2 over two switches: a second
+    circuit 0->1 would leave 0->2 without one, so the optimum is 3 s.
+
+    >>> from fabricopt.problems.circuits import evaluate
+    >>> inst = CircuitsInstance(2, 8.0, [[0, 3e9, 1e9], [0, 0, 0], [0, 0, 0]])
+    >>> evaluate(inst, exact(inst))
+    3.0
     """
     return CircuitsSolution(decompose(exact_counts(instance), instance.switches))
 
@@ -197,5 +207,12 @@ def greedy(instance: CircuitsInstance) -> CircuitsSolution:
     holds exactly the fewest circuits it needs to finish in less than ``u``, and one
     more for the blocked pair would overfill that port: no assignment beats ``u``,
     which is what greedy keeps. It runs in O(E log E) for E circuits.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.circuits import evaluate
+    >>> inst = CircuitsInstance(2, 8.0, [[0, 3e9, 1e9], [0, 0, 0], [0, 0, 0]])
+    >>> evaluate(inst, greedy(inst)) == evaluate(inst, exact(inst)) == 3.0
+    True
     """
     return CircuitsSolution(decompose(greedy_counts(instance), instance.switches))

@@ -126,6 +126,15 @@ def select_paths(instance: CruxInstance, *, load: str = "utilization"
     -------
     dict
         Job id -> one candidate-path index per flow.
+
+    Examples
+    --------
+    The single-host job (no flows) ranks first; the BERT job's two cross-ToR hops then
+    avoid aggregation switch 0, which the VGG job took.
+
+    >>> from fabricopt.problems.crux import generate
+    >>> select_paths(generate(seed=1, jobs=3, tors=2))
+    {'j2-gpt350m': (), 'j1-vgg16': (0, 0, 0, 0), 'j0-bert': (1, 1)}
     """
     if load not in _LOAD_RULES:
         raise ValueError(f"load = {load!r}: must be one of {', '.join(_LOAD_RULES)}")
@@ -311,6 +320,16 @@ def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str =
         Path-selection load rule (:func:`select_paths`).
     jitter, replays
         Correction-factor replay (:func:`correction_factor`).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.crux import check, evaluate, generate
+    >>> inst = generate(seed=1, jobs=3, tors=2)
+    >>> solution = crux(inst)
+    >>> bool(check(inst, solution)), round(evaluate(inst, solution), 4)
+    (True, 0.7133)
+    >>> round(evaluate(inst, ecmp(inst)), 4)  # hashed paths, one level
+    0.6592
     """
     path, priority, intensity = crux_plan(instance, load=load, jitter=jitter, replays=replays)
     edges = contention_dag(instance, path, priority, intensity)
@@ -335,6 +354,13 @@ def ecmp(instance: CruxInstance, *, seed: int = 0) -> CruxSolution:
     The hash is CRC-32 of ``"{seed}/{job id}/{flow index}"`` (stable across runs and
     platforms, unlike Python's salted ``hash``); priorities are all 0, so the single
     level is trivially a valid compression.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.crux import generate
+    >>> solution = ecmp(generate(seed=1, jobs=3, tors=2))
+    >>> dict(solution.path), set(solution.level.values())
+    ({'j0-bert': (0, 0), 'j1-vgg16': (0, 0, 0, 0), 'j2-gpt350m': ()}, {0})
     """
     path = {job.id: [zlib.crc32(f"{seed}/{job.id}/{f}".encode()) % len(flow.paths)
                      for f, flow in enumerate(job.flows)] for job in instance.jobs}

@@ -353,6 +353,17 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     one and the loop ends after at most one relocation per op: the rounds are bounded
     by construction, and ``collapses`` says where the paper's nearest-GPU moves alone
     did not settle.
+
+    Examples
+    --------
+    Op c needs a's 4 bytes, b is independent: b takes the second GPU, c joins a.
+
+    >>> from fabricopt.problems.placement import Dep, SubOp
+    >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 1.0), SubOp("c", 1.0)],
+    ...                          [Dep("a", "c", 4.0)])
+    >>> gpu, order, info = algorithm1(inst)
+    >>> gpu, order, info["relocations"]
+    ([0, 1, 0], [0, 1, 2], 0)
     """
     n = instance.size
     k = instance.gpus if gpus is None else gpus

@@ -70,7 +70,15 @@ def check(instance, solution) -> CheckResult:
 
 
 def evaluate(instance, solution) -> float:
-    """The objective of ``solution`` on ``instance`` as DESIGN.md §5 defines it."""
+    """The objective of ``solution`` on ``instance`` as DESIGN.md §5 defines it.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.circuits import CircuitsInstance, CircuitsSolution
+    >>> inst = CircuitsInstance(1, 8.0, [[0, 1e9], [0, 0]])
+    >>> evaluate(inst, CircuitsSolution([[1, None]]))  # 8e9 bits over one 8 Gbps circuit
+    1.0
+    """
     return float(_same_kind(instance, solution).evaluate(instance, solution))
 
 

@@ -11,6 +11,8 @@ import math
 from numbers import Integral, Real
 from typing import Any, Mapping
 
+import numpy as np
+
 from ..errors import InvalidInstance
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "as_int",
     "as_float",
     "as_matrix",
+    "matrix_array",
     "as_id",
     "as_list",
     "as_object",
@@ -60,12 +63,7 @@ def as_int(field: str, value: Any, *, minimum: int | None = None,
     if not isinstance(value, Integral):
         if not math.isfinite(value) or value != int(value):
             fail(field, value, "must be an integer", error)
-    value = int(value)
-    if minimum is not None and value < minimum:
-        fail(field, value, f"must be >= {minimum}", error)
-    if maximum is not None and value > maximum:
-        fail(field, value, f"must be <= {maximum}", error)
-    return value
+    return _within(field, int(value), minimum, maximum, error)
 
 
 def as_float(field: str, value: Any, *, minimum: float | None = None,
@@ -79,10 +77,15 @@ def as_float(field: str, value: Any, *, minimum: float | None = None,
         fail(field, value, "must be finite", error)
     if positive and value <= 0:
         fail(field, value, "must be > 0", error)
+    return _within(field, value, minimum, maximum, error, spec="g")
+
+
+def _within(field: str, value, minimum, maximum, error: type[Exception], spec: str = ""):
+    """``value``, or an error naming the bound it breaks (shown with format ``spec``)."""
     if minimum is not None and value < minimum:
-        fail(field, value, f"must be >= {minimum:g}", error)
+        fail(field, value, f"must be >= {minimum:{spec}}", error)
     if maximum is not None and value > maximum:
-        fail(field, value, f"must be <= {maximum:g}", error)
+        fail(field, value, f"must be <= {maximum:{spec}}", error)
     return value
 
 
@@ -114,6 +117,21 @@ def as_matrix(field: str, value: Any, size: int, *, zero_diagonal: bool = True,
             cells.append(x)
         out.append(tuple(cells))
     return tuple(out)
+
+
+def matrix_array(matrix: tuple[tuple[float, ...], ...]) -> np.ndarray:
+    """What :func:`as_matrix` returned, as a read-only square float array.
+
+    Examples
+    --------
+    >>> a = matrix_array(as_matrix("traffic_bytes", [[0, 2], [1, 0]], 2))
+    >>> a.tolist(), a.flags.writeable
+    ([[0.0, 2.0], [1.0, 0.0]], False)
+    """
+    n = len(matrix)
+    a = np.array(matrix, dtype=float).reshape(n, n)
+    a.flags.writeable = False
+    return a
 
 
 def as_id(field: str, value: Any, error: type[Exception] = InvalidInstance) -> str:

@@ -23,8 +23,8 @@ import numpy as np
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._transfer import max_transfer_time, unserved_pair
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
-                        require)
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
+                        reject_unknown_keys, require)
 
 __all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit_counts",
            "port_load_bound", "generate"]
@@ -73,9 +73,7 @@ class CircuitsInstance:
     @cached_property
     def traffic(self) -> np.ndarray:
         """``traffic_bytes`` as a read-only float array."""
-        a = np.array(self.traffic_bytes, dtype=float).reshape(self.gpus, self.gpus)
-        a.flags.writeable = False
-        return a
+        return matrix_array(self.traffic_bytes)
 
     def to_dict(self) -> dict[str, Any]:
         return {"problem": "circuits", "switches": self.switches,
@@ -156,6 +154,14 @@ def check(instance: CircuitsInstance, solution: CircuitsSolution) -> CheckResult
     ------
     InvalidSolution
         If the solution's shape does not match the instance or it names unknown GPUs.
+
+    Examples
+    --------
+    >>> inst = CircuitsInstance(2, 8.0, [[0, 1e9, 0], [0, 0, 1e9], [0, 0, 0]])
+    >>> check(inst, CircuitsSolution([[1, 2, None], [None, None, None]]))
+    CheckResult(feasible=True, reason=None)
+    >>> print(check(inst, CircuitsSolution([[2, 2, None], [None, None, None]])).reason)
+    configs[0]: GPUs 0 and 1 both connect to GPU 2's port
     """
     _validate_shape(instance, solution)
     for q, row in enumerate(solution.configs):
@@ -211,6 +217,14 @@ def generate(seed: int = 0, gpus: int = 16, switches: int = 4, peers: int | None
     get several circuits) others and receives from
     at most as many, so a feasible circuit assignment exists; transfer sizes are
     log-normal around ``mean_bytes``, as the layer outputs of a model-parallel split are.
+
+    Examples
+    --------
+    >>> inst = generate(seed=1, gpus=4, switches=2)
+    >>> inst.gpus, inst == generate(seed=1, gpus=4, switches=2)
+    (4, True)
+    >>> [sum(t > 0 for t in row) for row in inst.traffic_bytes]  # peers = switches // 2
+    [1, 1, 1, 1]
     """
     gpus = as_int("gpus", gpus, minimum=2)
     switches = as_int("switches", switches, minimum=1)

@@ -310,6 +310,22 @@ def check(instance: CruxInstance, solution: CruxSolution) -> CheckResult:
     InvalidSolution
         If a job is missing or unknown, a path index does not exist, or a level is
         outside 0..K-1.
+
+    Examples
+    --------
+    Crux Example 1: both jobs cross link ``l``, so the higher-priority one may not sit
+    on the lower level.
+
+    >>> inst = CruxInstance(2, {"l": 8.0}, [
+    ...     {"id": "j1", "gpus": 10, "compute_s": 2.0, "overlap": 1.0,
+    ...      "flows": [{"bytes": 2e9, "paths": [["l"]]}]},
+    ...     {"id": "j2", "gpus": 10, "compute_s": 1.0, "overlap": 1.0,
+    ...      "flows": [{"bytes": 1e9, "paths": [["l"]]}]}])
+    >>> path, priority = {"j1": [0], "j2": [0]}, {"j1": 5.0, "j2": 7.5}
+    >>> check(inst, CruxSolution(path, priority, {"j1": 0, "j2": 1}))
+    CheckResult(feasible=True, reason=None)
+    >>> print(check(inst, CruxSolution(path, priority, {"j1": 1, "j2": 0})).reason)
+    jobs 'j2' (priority 7.5) and 'j1' (priority 5) share link 'l', but 'j2' is on level 0 below 1
     """
     _validate_shape(instance, solution)
     pairs = contending_pairs(instance, solution.path)
@@ -384,6 +400,14 @@ def generate(seed: int = 0, jobs: int = 5, tors: int | None = None, aggs: int = 
     placed ``"random"`` (fragmented) or ``"packed"`` (locality first), each running a ring
     AllReduce whose cross-ToR hops may take any aggregation switch. See
     :func:`fabricopt.problems.crux_clos.clos_case`.
+
+    Examples
+    --------
+    >>> inst = generate(seed=1, jobs=3, tors=2)
+    >>> [job.id for job in inst.jobs]
+    ['j0-bert', 'j1-vgg16', 'j2-gpt350m']
+    >>> len(inst.links)  # host links 2 x 2 x 5 and ToR-aggregation links 2 x 2 x 2
+    28
     """
     return CruxInstance.from_dict(clos_case(seed, jobs=jobs, tors=tors, aggs=aggs,
                                             hosts_per_tor=hosts_per_tor, levels=levels,

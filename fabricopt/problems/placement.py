@@ -205,20 +205,19 @@ class PlacementInstance:
     @cached_property
     def parents(self) -> tuple:
         """``parents[v]`` = tuple of ``(u, delay_s, carries_bytes)`` over the deps u -> v."""
-        out: list[list] = [[] for _ in range(self.size)]
-        for k, dep in enumerate(self.deps):
-            out[self.dep_dst[k]].append((int(self.dep_src[k]), float(self.delay_s[k]),
-                                         dep.bytes > 0))
-        return tuple(tuple(p) for p in out)
+        return self._adjacency(self.dep_dst, self.dep_src)
 
     @cached_property
     def children(self) -> tuple:
         """``children[u]`` = tuple of ``(v, delay_s, carries_bytes)`` over the deps u -> v."""
+        return self._adjacency(self.dep_src, self.dep_dst)
+
+    def _adjacency(self, at: np.ndarray, other: np.ndarray) -> tuple:
+        """Per op: ``(other end, delay_s, carries_bytes)`` of each dep whose ``at`` end it is."""
         out: list[list] = [[] for _ in range(self.size)]
         for k, dep in enumerate(self.deps):
-            out[self.dep_src[k]].append((int(self.dep_dst[k]), float(self.delay_s[k]),
-                                         dep.bytes > 0))
-        return tuple(tuple(c) for c in out)
+            out[at[k]].append((int(other[k]), float(self.delay_s[k]), dep.bytes > 0))
+        return tuple(tuple(adjacent) for adjacent in out)
 
     def topological_order(self, priority: Sequence[float] | None = None) -> list[int]:
         """Op indices in a topological order: among ready ops the smallest
@@ -437,12 +436,15 @@ def lower_bound(instance: PlacementInstance) -> float:
 
 
 def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
-                   order: Sequence[int]) -> tuple[list[float], list[float]]:
+                   order: Sequence[int], *, zero_holds_gpu: bool = True
+                   ) -> tuple[list[float], list[float]]:
     """Start and end times of the semi-active schedule of an assignment.
 
     Ops are taken in ``order`` (a topological order of op indices), which is also their
     order on each GPU; each starts as soon as its GPU is free and every parent has
-    ended (plus the transfer when the parent is on another GPU).
+    ended (plus the transfer when the parent is on another GPU). With
+    ``zero_holds_gpu=False`` an op without compute neither waits for its GPU nor
+    holds it (:func:`check` lets it share the GPU), see :func:`advance`.
 
     Returns
     -------
@@ -450,33 +452,40 @@ def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
     """
     n = instance.size
     start, end = [0.0] * n, [0.0] * n
-    advance(instance, order, gpu, end, [0.0] * instance.gpus, start)
+    advance(instance, order, gpu, end, [0.0] * instance.gpus, start,
+            zero_holds_gpu=zero_holds_gpu)
     return start, end
 
 
 def advance(instance: PlacementInstance, ops: Iterable[int], gpu: Sequence[int], end: list,
-            free: list, start: list | None = None) -> None:
+            free: list, start: list | None = None, *, zero_holds_gpu: bool = True) -> None:
     """Schedule ``ops`` in turn, each as early as its GPU (free from ``free[g]``) and its
     parents (their ``end`` plus the transfer from another GPU) allow.
 
     Updates ``end`` (indexed by op), ``free`` (by GPU) and, if given, ``start`` in place:
-    the one loop every schedule in fabricopt is made by.
+    the one loop every schedule in fabricopt is made by. With ``zero_holds_gpu=False``
+    an op without compute starts when its parents allow and leaves ``free`` alone: its
+    empty interval overlaps nothing (the MILP's decode needs this to keep its optimum).
     """
     parents, compute = instance.parents, instance.compute_list
     for v in ops:
         g = gpu[v]
-        t = free[g]
+        holds = zero_holds_gpu or compute[v] > 0
+        t = free[g] if holds else 0.0
         for u, delay, _ in parents[v]:
             ready = end[u] + delay if gpu[u] != g else end[u]
             if ready > t:
                 t = ready
         if start is not None:
             start[v] = t
-        end[v] = free[g] = t + compute[v]
+        end[v] = t + compute[v]
+        if holds:
+            free[g] = end[v]
 
 
 def schedule(instance: PlacementInstance, gpu: Sequence[int],
-             order: Sequence[int] | None = None) -> PlacementSolution:
+             order: Sequence[int] | None = None, *, zero_holds_gpu: bool = True
+             ) -> PlacementSolution:
     """The solution that runs each op on ``gpu[k]`` as early as ``order`` allows
     (see :func:`schedule_times`; the default order is ``instance.topological_order()``).
 
@@ -489,7 +498,7 @@ def schedule(instance: PlacementInstance, gpu: Sequence[int],
     """
     if order is None:
         order = instance.topological_order()
-    start, _ = schedule_times(instance, gpu, order)
+    start, _ = schedule_times(instance, gpu, order, zero_holds_gpu=zero_holds_gpu)
     return PlacementSolution({op.id: int(gpu[k]) for k, op in enumerate(instance.ops)},
                              {op.id: start[k] for k, op in enumerate(instance.ops)})
 

@@ -266,6 +266,14 @@ def generate(seed: int = 0, jobs: int = 20, levels: int = 4, links: int | None =
     ``max(2, jobs // 2)``); intensities are log-normal (GPU-seconds per second of
     bottleneck communication, spanning two orders of magnitude as in the Crux trace),
     and priorities are ``k * I`` with a log-normal correction ``k`` around 1.
+
+    Examples
+    --------
+    Four jobs on the default two links, two links each: every pair contends.
+
+    >>> inst = generate(seed=1, jobs=4, levels=2)
+    >>> [job.id for job in inst.jobs], len(inst.contention)
+    (['j0', 'j1', 'j2', 'j3'], 6)
     """
     n = as_int("jobs", jobs, minimum=1)
     levels = as_int("levels", levels, minimum=1)

@@ -28,8 +28,8 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
-                        require)
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
+                        reject_unknown_keys, require)
 
 __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "TopologySolution",
            "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads", "mean_hops",
@@ -169,9 +169,7 @@ class TopologyInstance:
     @cached_property
     def traffic(self) -> np.ndarray:
         """``traffic_bytes`` as a read-only float array."""
-        a = np.array(self.traffic_bytes, dtype=float).reshape(self.servers, self.servers)
-        a.flags.writeable = False
-        return a
+        return matrix_array(self.traffic_bytes)
 
     @property
     def link_bytes_per_s(self) -> float:

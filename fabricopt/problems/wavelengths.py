@@ -35,8 +35,8 @@ from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._ring import DIRECTIONS, arc, segment_load, segment_name
 from ._transfer import max_transfer_time, unserved_pair
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, reject_unknown_keys,
-                        require)
+from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
+                        reject_unknown_keys, require)
 from ._wavelength_counts import count_bound, infeasibility, require_feasible
 
 __all__ = ["WavelengthsInstance", "WavelengthsSolution", "Lightpath", "DIRECTIONS", "check",
@@ -93,9 +93,7 @@ class WavelengthsInstance:
     @cached_property
     def traffic(self) -> np.ndarray:
         """``traffic_bytes`` as a read-only float array."""
-        a = np.array(self.traffic_bytes, dtype=float).reshape(self.nodes, self.nodes)
-        a.flags.writeable = False
-        return a
+        return matrix_array(self.traffic_bytes)
 
     @property
     def demanded(self) -> tuple[tuple[int, int], ...]:

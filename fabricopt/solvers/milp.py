@@ -15,6 +15,7 @@ import functools
 import math
 import os
 import sys
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -27,6 +28,7 @@ from .result import SolverOutput
 __all__ = ["MilpRun", "run_milp", "milp_method", "highs_version", "cbc_available"]
 
 BACKENDS = ("highs", "cbc")
+_EMPTY_ROW_TOL = 1e-9  # a constant row of an empty model holds within this (DESIGN §5)
 
 
 @dataclass
@@ -96,8 +98,50 @@ def _bounds(constraint) -> tuple[float, float]:
     return rhs, rhs
 
 
+def _solve_empty(problem: pulp.LpProblem, solver: str) -> MilpRun:
+    """Solve a model without variables (HiGHS: kModelEmpty) by inspection.
+
+    Its rows are constants, so it is feasible iff every one holds, and then its
+    optimum is the objective's constant term, proven.
+    """
+    for constraint in problem.constraints.values():
+        lo, hi = _bounds(constraint)
+        if lo > _EMPTY_ROW_TOL or hi < -_EMPTY_ROW_TOL:
+            return MilpRun("infeasible", None, None, None, 0, solver,
+                           {"model_status": "Empty"})
+    offset = problem.objective.constant if problem.objective is not None else 0.0
+    objective = float(offset or 0.0)
+    return MilpRun("optimal", {}, objective, objective, 0, solver, {"model_status": "Empty"})
+
+
+def _confirm_infeasible(h, time_limit: float | None, elapsed_s: float):
+    """Re-run an "infeasible" model without presolve; return the model status to trust.
+
+    HiGHS's MIP presolve has declared small feasible models infeasible (e.g. ERGO-Code/
+    HiGHS#2388, #3090; here a 5-op placement MILP under highspy 1.16), and "infeasible"
+    is a proof we report. Without presolve the search itself must prove it. Run time is
+    per run in HiGHS, so the re-run gets what is left of ``time_limit``.
+    """
+    import highspy
+
+    if time_limit is not None:
+        left = float(time_limit) - elapsed_s
+        if left <= 0:
+            return highspy.HighsModelStatus.kTimeLimit
+        h.setOptionValue("time_limit", left)
+    h.setOptionValue("presolve", "off")
+    h.clearSolver()  # else HiGHS keeps the first run's verdict
+    h.run()
+    return h.getModelStatus()
+
+
 def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, seed) -> MilpRun:
     import highspy
+
+    variables = problem.variables()
+    if not variables:
+        # HiGHS reports kModelEmpty and no solution (and ignores constant rows).
+        return _solve_empty(problem, highs_version())
 
     inf = highspy.kHighsInf
     h = _new_highs()
@@ -111,7 +155,6 @@ def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, se
     if time_limit is not None:
         h.setOptionValue("time_limit", float(time_limit))
 
-    variables = problem.variables()
     index = {v.name: k for k, v in enumerate(variables)}
     n = len(variables)
     cost = np.zeros(n)
@@ -148,10 +191,13 @@ def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, se
         if len(idx):
             h.setSolution(len(idx), idx, val)
 
+    S = highspy.HighsModelStatus
+    started = time.monotonic()
     h.run()
     model_status = h.getModelStatus()
+    if model_status == S.kInfeasible:
+        model_status = _confirm_infeasible(h, time_limit, time.monotonic() - started)
     info = h.getInfo()
-    S = highspy.HighsModelStatus
     has_solution = info.primal_solution_status == 2  # kSolutionStatusFeasible
     if model_status == S.kOptimal:
         status = "optimal"
@@ -188,6 +234,9 @@ def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, se
 def _solve_cbc(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, seed) -> MilpRun:
     if not cbc_available():
         raise SolverUnavailable("backend = 'cbc': PuLP's CBC binary is not installed here")
+    if not problem.variables():
+        # PuLP would add a dummy variable and lose the objective's constant.
+        return _solve_empty(problem, "cbc")
     if warm_start:
         by_name = {v.name: v for v in problem.variables()}
         for name, value in warm_start.items():
@@ -235,6 +284,13 @@ def run_milp(problem: pulp.LpProblem, *, backend: str = "highs", time_limit: flo
     Returns
     -------
     MilpRun
+
+    Notes
+    -----
+    A model without variables (PuLP leaves out every variable that is in no row and
+    not in the objective) is solved by inspection: ``"optimal"`` with the objective's
+    constant as objective and bound and ``values == {}``, or ``"infeasible"`` if one
+    of its constant rows fails.
 
     Examples
     --------

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from hypothesis import HealthCheck, Phase, given, settings as hsettings, strategies as st
 
+from ..errors import SolverUnavailable
 from ..problems import get_kind, kind_of
 from ..solvers import Result, all_methods, get_method, solve
 from ..solvers.result import STATUSES, relative_gap
@@ -141,13 +142,17 @@ def check_method(kind: str, name: str, *, examples: int | None = None,
       ``evaluate``, bound on the right side, no ``error`` status);
     - a heuristic returns a solution (``no_solution`` is allowed to exact methods,
       which may run out of time, and expected of bound-only ones);
+    - only an exact method may refuse an instance by raising ``SolverUnavailable``
+      (a case beyond its limits, as ``crux``'s ``enumerate`` does): nothing more is
+      checked on that instance;
     - the same seed gives the same answer (status, objective, bound, solution) —
       except for an exact method stopped by its time limit, whose incumbent depends
       on the wall clock;
     - against every exact method of the kind that proves optimality within
       ``reference_time_limit`` (status ``"optimal"``): the objective is never better
       than the optimum, the bound never beyond it, an ``"optimal"`` claim matches it,
-      and neither side reports ``infeasible`` while the other has a solution.
+      and neither side reports ``infeasible`` while the other has a solution. A
+      reference that refuses the instance (``SolverUnavailable``) is not compared.
 
     Parameters
     ----------
@@ -200,13 +205,20 @@ def check_method(kind: str, name: str, *, examples: int | None = None,
     sense = get_kind(kind).sense
 
     def run_once(instance, seed):
-        result = solve(instance, name, time_limit=time_limit, seed=seed)
+        try:
+            result = solve(instance, name, time_limit=time_limit, seed=seed)
+        except SolverUnavailable as exc:
+            if not record.exact:
+                _fail(label, f"refused an instance (only exact methods may): {exc}")
+            return None
         assert_valid(instance, result)
         return result
 
     @given(instance=drawn, seed=st.integers(0, 2**31 - 2))
     def check(instance, seed):
         first = run_once(instance, seed)
+        if first is None:
+            return  # an exact method refused a case beyond its limits
         if record.bound_only:
             if first.solution is not None:
                 _fail(label, "a bound-only method returned a solution")
@@ -218,7 +230,11 @@ def check_method(kind: str, name: str, *, examples: int | None = None,
             _fail(label, f"seed {seed} gave two different answers:\n  {_answer(first)}\n"
                          f"  {_answer(second)}")
         for ref in references:
-            _compare(label, sense, first, solve(instance, ref, time_limit=reference_time_limit))
+            try:
+                reference = solve(instance, ref, time_limit=reference_time_limit)
+            except SolverUnavailable:
+                continue  # the reference refuses this case: nothing to compare with
+            _compare(label, sense, first, reference)
 
     base = settings if settings is not None else hsettings()
     # No explain phase: it replays the failure under coverage tracing many times

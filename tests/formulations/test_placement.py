@@ -106,3 +106,27 @@ def test_run_milp_reports_the_scaled_bound_in_seconds():
 def test_symmetry_breaking_option_is_checked():
     with pytest.raises(ValueError, match="symmetry_breaking = 'full': must be True, False or 'weak'"):
         build(generate(0, ops=4), symmetry_breaking="full")
+
+
+def test_one_gpu_chain_that_highs_presolve_called_infeasible():
+    # Found by hypothesis: HiGHS 1.16's presolve declared this feasible MILP infeasible.
+    ops = [SubOp("o0", 0.0, "g0"), SubOp("o1", 0.0, "g0"), SubOp("o2", 0.0, "g1"),
+           SubOp("o3", 3.0, "g1"), SubOp("o4", 2.0, "g2")]
+    deps = [Dep(u, v, 0.0) for u, v in [("o0", "o1"), ("o0", "o2"), ("o0", "o3"), ("o0", "o4"),
+                                        ("o1", "o2"), ("o1", "o3"), ("o1", "o4"), ("o2", "o4")]]
+    deps += [Dep("o3", "o4", 5e8), Dep("o2", "o3", 2e9)]
+    inst = PlacementInstance(1, 1, 8.0, ops, deps)
+    result = fabricopt.solve(inst, "milp", warm_start=False)
+    assert result.status == "optimal" and check(inst, result.solution)
+    assert result.objective == pytest.approx(brute_force_optimum(inst)) == 5.0
+
+
+def test_decode_keeps_an_optimum_where_an_op_without_compute_shares_a_gpu():
+    # Found by hypothesis: the MILP's optimum 0.5 runs o2 (no compute) at time 0 on o1's
+    # GPU; a decode in which o2 waited for o1 made o3 and the makespan end at 1.0.
+    ops = [SubOp("o0", 0.0, "g0"), SubOp("o1", 0.5, "g0"), SubOp("o2", 0.0, "g1"),
+           SubOp("o3", 0.5, "g1")]
+    inst = PlacementInstance(2, 1, 8.0, ops, [Dep("o2", "o3", 0.0)])
+    result = fabricopt.solve(inst, "milp", warm_start=False)
+    assert result.status == "optimal" and check(inst, result.solution)
+    assert result.objective == pytest.approx(brute_force_optimum(inst)) == 0.5

@@ -40,3 +40,16 @@ def test_warm_started_time_limited_milp_is_never_worse_than_crux():
     assert milp.status in ("optimal", "feasible") and check(inst, milp.solution)
     assert milp.objective >= dp.objective - 1e-9
     assert milp.bound >= milp.objective - 1e-9
+
+
+@pytest.mark.parametrize("contention", [[], [["a", "b"]]])
+def test_jobs_in_no_edge_get_level_zero(contention):
+    # Without contention the model has no variables at all (HiGHS: kModelEmpty).
+    from fabricopt.problems.priorities import PrioritiesInstance
+
+    inst = PrioritiesInstance(3, [{"id": name, "priority": p, "intensity": 1.0}
+                                  for name, p in zip("abc", [3.0, 2.0, 1.0])], contention)
+    milp = fabricopt.solve(inst, "milp", warm_start=False)
+    assert milp.status == "optimal" and check(inst, milp.solution)
+    assert milp.objective == milp.bound == float(len(contention))
+    assert milp.solution.level["c"] == 0

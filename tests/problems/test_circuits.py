@@ -1,5 +1,6 @@
 """The circuits format: round trips, validation messages, checker rules, evaluation."""
 
+import functools
 import json
 import math
 import re
@@ -13,22 +14,17 @@ from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.circuits import (CircuitsInstance, CircuitsSolution, circuit_counts,
                                          generate, port_load_bound)
 
+from kind_json import assert_file_round_trip, edited
+
 BASE = {"problem": "circuits", "switches": 2, "circuit_gbps": 8.0,
         "traffic_bytes": [[0, 1e9, 0], [0, 0, 2e9], [3e9, 0, 0]]}
 
 
-def with_(**changes):
-    data = json.loads(json.dumps(BASE))
-    data.update(changes)
-    return data
+with_ = functools.partial(edited, BASE)
 
 
 def test_round_trip(tmp_path):
-    inst = instance_from_dict(BASE)
-    path = tmp_path / "c.json"
-    fabricopt.dump(inst, path)
-    assert fabricopt.load(path) == inst
-    assert json.loads(path.read_text()) == BASE
+    assert_file_round_trip(BASE, tmp_path)
 
 
 @pytest.mark.parametrize("data, message", [

@@ -1,6 +1,7 @@
 """The crux format: round trips, validation, checker rules, evaluation, generator, bound."""
 
 import dataclasses
+import functools
 import json
 import re
 
@@ -13,6 +14,8 @@ from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.crux import (CruxInstance, CruxSolution, contending_pairs, generate,
                                      utilization_bound)
 
+from kind_json import assert_file_round_trip, edited, item_edited
+
 PATHS = [["tor0-agg0", "agg0-tor1"], ["tor0-agg1", "agg1-tor1"]]
 BASE = {"problem": "crux", "levels": 2,
         "links": {"tor0-agg0": 8.0, "agg0-tor1": 8.0, "tor0-agg1": 8.0, "agg1-tor1": 8.0},
@@ -23,16 +26,11 @@ BASE = {"problem": "crux", "levels": 2,
         "warmup_s": 120.0, "window_s": 60.0}
 
 
-def with_(**changes):
-    data = json.loads(json.dumps(BASE))
-    data.update(changes)
-    return data
+with_ = functools.partial(edited, BASE)
 
 
 def job_with(k, **changes):
-    jobs = json.loads(json.dumps(BASE["jobs"]))
-    jobs[k].update(changes)
-    return jobs
+    return item_edited(BASE["jobs"], k, **changes)
 
 
 def flow_with(**changes):
@@ -40,11 +38,7 @@ def flow_with(**changes):
 
 
 def test_round_trip(tmp_path):
-    inst = instance_from_dict(BASE)
-    path = tmp_path / "c.json"
-    fabricopt.dump(inst, path)
-    assert fabricopt.load(path) == inst
-    assert json.loads(path.read_text()) == BASE
+    assert_file_round_trip(BASE, tmp_path)
 
 
 @pytest.mark.parametrize("data, message", [

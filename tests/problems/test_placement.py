@@ -1,6 +1,7 @@
 """The placement format: round trips, validation messages, checker rules, evaluation,
 the lower bound, the balanced-graph split and the generator."""
 
+import functools
 import json
 import math
 import re
@@ -16,6 +17,9 @@ from fabricopt.problems.placement import (Dep, PlacementInstance, PlacementSolut
                                           generate, heads_and_tails, lower_bound, peer_sets,
                                           schedule, split_op_graph)
 
+from kind_json import assert_file_round_trip, edited, item_edited
+from placement_cases import small_instances
+
 # 8 bytes at 8 Gbps take 8e-9 s; 1e9 bytes take 1 s.
 BASE = {"problem": "placement", "gpus": 3, "max_peers": 1, "link_gbps": 8.0,
         "ops": [{"id": "a", "compute_s": 1.0, "group": "A"}, {"id": "b", "compute_s": 2.0},
@@ -24,30 +28,19 @@ BASE = {"problem": "placement", "gpus": 3, "max_peers": 1, "link_gbps": 8.0,
                  {"src": "b", "dst": "d", "bytes": 1e9}]}
 
 
-def with_(**changes):
-    data = json.loads(json.dumps(BASE))
-    data.update(changes)
-    return data
+with_ = functools.partial(edited, BASE)
 
 
 def ops_with(k, **changes):
-    data = with_()
-    data["ops"][k].update(changes)
-    return data
+    return with_(ops=item_edited(BASE["ops"], k, **changes))
 
 
 def deps_with(k, **changes):
-    data = with_()
-    data["deps"][k].update(changes)
-    return data
+    return with_(deps=item_edited(BASE["deps"], k, **changes))
 
 
 def test_round_trip(tmp_path):
-    inst = instance_from_dict(BASE)
-    path = tmp_path / "p.json"
-    fabricopt.dump(inst, path)
-    assert fabricopt.load(path) == inst
-    assert json.loads(path.read_text()) == BASE
+    assert_file_round_trip(BASE, tmp_path)
     sol = PlacementSolution({"a": 0, "b": 1, "c": 0, "d": 1}, {"a": 0, "b": 2, "c": 1, "d": 5})
     again = fabricopt.problems.solution_from_dict("placement", json.loads(fabricopt.dump(sol)))
     assert again == sol
@@ -197,6 +190,22 @@ def test_schedule_is_feasible_and_waits_for_transfers():
     assert dict(solution.start_s) == {"a": 0.0, "b": 2.0, "c": 1.0, "d": 5.0}
     sends, receives = peer_sets(INST, [0, 1, 0, 2])
     assert sends == [{1}, {2}, set()] and receives == [set(), {0}, {1}]
+
+
+@given(small_instances(max_ops=7, max_gpus=3), st.data())
+def test_ops_without_compute_may_share_their_gpu_and_never_start_later(inst, data):
+    gpu = data.draw(st.lists(st.integers(0, inst.gpus - 1), min_size=inst.size,
+                             max_size=inst.size))
+    order = inst.topological_order(priority=data.draw(st.permutations(range(inst.size))))
+    holding = schedule(inst, gpu, order)
+    sharing = schedule(inst, gpu, order, zero_holds_gpu=False)
+    for solution in (holding, sharing):  # feasible but for the degree rule
+        verdict = check(inst, solution)
+        assert verdict.feasible or "max_peers" in verdict.reason
+    assert all(sharing.start_s[op.id] <= holding.start_s[op.id] for op in inst.ops)
+    busy = [op.id for op in inst.ops if op.compute_s > 0]
+    if len(busy) == inst.size:  # nothing to share: the same schedule
+        assert sharing == holding
 
 
 def test_split_block_mapping_and_bytes():

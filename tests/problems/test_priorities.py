@@ -1,5 +1,6 @@
 """The priorities format: round trips, validation messages, the DAG, checker rules."""
 
+import functools
 import json
 import re
 
@@ -13,6 +14,7 @@ from fabricopt.problems.priorities import (PrioritiesInstance, PrioritiesSolutio
                                            cut_weight_bound, dag_edges, generate)
 
 from crux_helpers import brute_force_priorities
+from kind_json import assert_file_round_trip, edited, item_edited
 
 BASE = {"problem": "priorities", "levels": 2,
         "jobs": [{"id": "J1", "priority": 4.0, "intensity": 4.0},
@@ -22,24 +24,15 @@ BASE = {"problem": "priorities", "levels": 2,
         "contention": [["J1", "J2"], ["J3", "J4"]]}
 
 
-def with_(**changes):
-    data = json.loads(json.dumps(BASE))
-    data.update(changes)
-    return data
+with_ = functools.partial(edited, BASE)
 
 
 def jobs_with(k, **changes):
-    jobs = json.loads(json.dumps(BASE["jobs"]))
-    jobs[k].update(changes)
-    return jobs
+    return item_edited(BASE["jobs"], k, **changes)
 
 
 def test_round_trip(tmp_path):
-    inst = instance_from_dict(BASE)
-    path = tmp_path / "p.json"
-    fabricopt.dump(inst, path)
-    assert fabricopt.load(path) == inst
-    assert json.loads(path.read_text()) == BASE
+    assert_file_round_trip(BASE, tmp_path)
 
 
 @pytest.mark.parametrize("data, message", [

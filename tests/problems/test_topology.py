@@ -14,6 +14,8 @@ from fabricopt.problems import check, evaluate, instance_from_dict, solution_fro
 from fabricopt.problems.topology import (TopologyInstance, TopologySolution, demand_matrix,
                                          generate, link_loads, lower_bound, mean_hops)
 
+from kind_json import assert_file_round_trip, edited
+
 # 4 servers of degree 2 at 8 Gbps (1e9 bytes/s per link and direction); one AllReduce
 # over all four (each member sends 2*3/4 * 4e9 = 6e9 bytes) and 1e9 bytes 0 -> 2.
 BASE = {"problem": "topology", "servers": 4, "degree": 2, "link_gbps": 8.0,
@@ -37,10 +39,7 @@ GOOD = {"links": [[0, 1, 1], [1, 2, 1], [2, 3, 1], [0, 3, 1]],
                    route(0, 2, [0, 1, 2], [0, 3, 2])]}
 
 
-def with_(base, **changes):
-    data = json.loads(json.dumps(base))
-    data.update(changes)
-    return data
+with_ = edited
 
 
 INST = instance_from_dict(BASE)
@@ -51,10 +50,7 @@ def sol(**changes):
 
 
 def test_round_trips(tmp_path):
-    path = tmp_path / "t.json"
-    fabricopt.dump(INST, path)
-    assert fabricopt.load(path) == INST
-    assert json.loads(path.read_text()) == BASE
+    assert assert_file_round_trip(BASE, tmp_path) == INST
     solution = sol()
     assert json.loads(fabricopt.dump(solution)) == GOOD
     assert TopologySolution.from_dict(solution.to_dict()) == solution

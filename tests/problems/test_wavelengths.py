@@ -1,6 +1,7 @@
 """The wavelengths format: round trips, validation messages, checker rules, evaluation,
 the infeasibility proofs, the generator and the fast count bound."""
 
+import functools
 import json
 import math
 import re
@@ -16,6 +17,8 @@ from fabricopt.problems.wavelengths import (Lightpath, WavelengthsInstance, Wave
                                             _generate, arc, count_bound, generate,
                                             infeasibility, lightpath_counts, segment_load)
 
+from kind_json import assert_file_round_trip, edited
+
 # 6 nodes, W = 2, reach 2: 0->1 (1 hop cw), 1->4 (3 hops either way: out of reach) absent,
 # 3->1 (2 hops ccw), 5->0 (1 hop cw).
 TRAFFIC = [[0.0] * 6 for _ in range(6)]
@@ -25,10 +28,7 @@ BASE = {"problem": "wavelengths", "nodes": 6, "wavelengths": 2, "wavelength_gbps
 INST = instance_from_dict(BASE)
 
 
-def with_(**changes):
-    data = json.loads(json.dumps(BASE))
-    data.update(changes)
-    return data
+with_ = functools.partial(edited, BASE)
 
 
 def lp(*items):
@@ -39,10 +39,7 @@ GOOD = lp((0, 1, "cw", 0), (3, 1, "ccw", 0), (5, 0, "cw", 0), (5, 0, "cw", 1))
 
 
 def test_round_trip(tmp_path):
-    path = tmp_path / "w.json"
-    fabricopt.dump(INST, path)
-    assert fabricopt.load(path) == INST
-    assert json.loads(path.read_text()) == BASE
+    assert assert_file_round_trip(BASE, tmp_path) == INST
     sol = WavelengthsSolution.from_dict(json.loads(fabricopt.dump(GOOD)))
     assert sol == GOOD
     assert GOOD.to_dict()["lightpaths"][1] == {"src": 3, "dst": 1, "dir": "ccw", "wavelength": 0}

@@ -1,13 +1,13 @@
 """The priorities and crux methods through ``solve`` and the command line."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import fabricopt
 from fabricopt.cli import main
+
+from cli_helpers import run
 
 FIG13 = {"problem": "priorities", "levels": 2,
          "jobs": [{"id": f"J{k + 1}", "priority": 4 - k, "intensity": 4 - k} for k in range(4)],
@@ -30,11 +30,6 @@ def test_figure13_through_solve(method, objective, status):
 
 
 def test_generate_pipe_solve_json():
-    def run(*args, stdin=None):
-        proc = subprocess.run([sys.executable, "-m", "fabricopt", *args], input=stdin,
-                              capture_output=True, text=True, timeout=120)
-        return proc.returncode, proc.stdout, proc.stderr
-
     code, inst, err = run("generate", "crux", "--seed", "3", "--tors", "2")
     assert code == 0, err
     code, out, err = run("solve", "-", "--method", "crux", "--json", stdin=inst)

@@ -70,3 +70,88 @@ def test_unknown_backend():
 def test_cbc_agrees_with_highs():
     assert run_milp(knapsack(25), backend="cbc").objective == pytest.approx(
         run_milp(knapsack(25)).objective)
+
+
+def constant_model(sense, constant, rows=()):
+    """A model without variables: objective ``constant``, rows ``0 (<=|>=|==) rhs``."""
+    p = new_problem("empty", sense)
+    p += pulp.LpAffineExpression(constant=constant)
+    for k, (op, rhs) in enumerate(rows):
+        empty = pulp.lpSum([])
+        p += (empty <= rhs if op == "<=" else empty >= rhs if op == ">=" else empty == rhs), f"r{k}"
+    return p
+
+
+@pytest.mark.parametrize("sense", ["min", "max"])
+@pytest.mark.parametrize("backend", ["highs", "cbc"])
+def test_empty_model_is_solved_with_its_constant(sense, backend):
+    if backend == "cbc" and not cbc_available():
+        pytest.skip("PuLP's CBC binary is not installed")
+    p = constant_model(sense, 3.5, rows=[("<=", 1.0), (">=", -2.0), ("==", 0.0)])
+    assert p.variables() == []
+    run = run_milp(p, backend=backend)
+    assert (run.status, run.objective, run.bound, run.values) == ("optimal", 3.5, 3.5, {})
+
+
+def test_empty_model_without_objective_scores_zero():
+    run = run_milp(new_problem("bare", "min"))
+    assert (run.status, run.objective, run.bound, run.values) == ("optimal", 0.0, 0.0, {})
+
+
+@pytest.mark.parametrize("row", [(">=", 1.0), ("<=", -0.5), ("==", 2.0)])
+def test_empty_model_with_a_false_constant_row_is_infeasible(row):
+    run = run_milp(constant_model("min", 1.0, rows=[("<=", 5.0), row]))
+    assert run.status == "infeasible" and run.values is None and run.objective is None
+
+
+def test_empty_model_through_milp_method():
+    from fabricopt.formulations._model import MilpModel
+    from fabricopt.solvers.milp import milp_method
+
+    method = milp_method(lambda instance: MilpModel(constant_model("max", 2.0),
+                                                    decode=lambda values: dict(values)))
+    out = method(None)
+    assert (out.status, out.solution, out.bound) == ("optimal", {}, 2.0)
+
+
+def presolve_trap():
+    """A feasible 13-column MILP (the scaled placement MILP of 5 ops on 1 GPU) that
+    HiGHS 1.16's presolve declares infeasible; optimum C = 5 / (5 (1 + 1e-7))."""
+    p = new_problem("trap", "min")
+    c3, c4, d8 = 0.59999994000000589, 0.39999996000000398, 0.099999990000000996
+    C = p.add_variable("C", 0.99999990000000993, 1.0)
+    s = [p.add_variable(f"s{i}", 0.0, 9.9999990102796619e-08) for i in range(4)]
+    s.append(p.add_variable("s4", c3, 0.60000003999999607))
+    x = [p.add_variable(f"x{i}", 0, 1, pulp.LpInteger) for i in range(5)]
+    z8, z9 = p.add_variable("z8", 0, 1), p.add_variable("z9", 0, 1)
+    p += C
+    for i in range(5):
+        p += x[i] == 1
+    for u, v in [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 4)]:
+        p += s[v] - s[u] >= 0
+    p += x[4] - x[3] + z8 >= 0
+    p += x[3] - x[2] + z9 >= 0
+    p += s[4] - s[3] - d8 * z8 >= c3
+    p += s[3] - s[2] - c4 * z9 >= 0
+    p += C - s[4] >= c4
+    p += C - c3 * x[3] - c4 * x[4] >= 0
+    return p
+
+
+@pytest.mark.parametrize("backend", ["highs", "cbc"])
+def test_presolve_infeasibility_is_not_reported(backend):
+    if backend == "cbc" and not cbc_available():
+        pytest.skip("PuLP's CBC binary is not installed")
+    run = run_milp(presolve_trap(), backend=backend)
+    assert run.status == "optimal"
+    assert run.objective == pytest.approx(1 / (1 + 1e-7), abs=1e-7)
+
+
+def test_unconfirmed_infeasibility_without_time_left_is_a_time_out():
+    import highspy
+
+    from fabricopt.solvers.milp import _confirm_infeasible
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert _confirm_infeasible(h, 1.0, 1.5) == highspy.HighsModelStatus.kTimeLimit

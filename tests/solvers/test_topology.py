@@ -1,13 +1,13 @@
 """The topology wiring: every method registered, scored by ``solve``, mean hops in info."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import fabricopt
 from fabricopt.problems.topology import TopologyInstance, generate, lower_bound, mean_hops
+
+from cli_helpers import run
 
 METHODS = ["milp", "ocs-reconfig", "random-regular", "ring", "topoopt"]
 
@@ -48,11 +48,6 @@ def test_same_seed_same_answer():
 
 
 def test_cli_generate_pipe_solve_and_check(tmp_path):
-    def run(*args, stdin=None):
-        proc = subprocess.run([sys.executable, "-m", "fabricopt", *args], input=stdin,
-                              capture_output=True, text=True, timeout=120)
-        return proc.returncode, proc.stdout, proc.stderr
-
     code, inst, err = run("generate", "topology", "--seed", "1", "--servers", "6",
                           "--degree", "3", "--mp-bytes", "2e8")
     assert code == 0, err

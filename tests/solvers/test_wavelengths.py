@@ -1,8 +1,6 @@
 """The wavelengths methods through ``solve`` and the CLI: registry, envelope, bounds, seeds."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,6 +9,8 @@ import fabricopt
 from fabricopt.problems import check
 from fabricopt.problems.wavelengths import count_bound
 from fabricopt.solvers.registry import get_method
+
+from cli_helpers import run
 
 
 def test_registered_methods():
@@ -40,11 +40,6 @@ def test_mcf_is_deterministic_per_seed():
 
 
 def test_cli_generate_solve_check_pipeline(tmp_path):
-    def run(*args, stdin=None):
-        proc = subprocess.run([sys.executable, "-m", "fabricopt", *args], input=stdin,
-                              capture_output=True, text=True, timeout=120)
-        return proc.returncode, proc.stdout, proc.stderr
-
     code, inst, err = run("generate", "wavelengths", "--seed", "4", "--nodes", "12",
                           "--wavelengths", "4", "--max-hops", "3")
     assert code == 0, err
