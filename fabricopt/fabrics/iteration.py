@@ -57,7 +57,7 @@ from .traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
 from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                         TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
-__all__ = ["Plan", "place", "IterationTime", "iteration_time", "search_iteration_time",
+__all__ = ["Plan", "place", "plan_from_placement", "IterationTime", "iteration_time", "search_iteration_time",
            "DEFAULT_TAU_S", "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
@@ -209,15 +209,40 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    sol = result.solution.to_dict()
-    gpu, start = sol["gpu"], sol["start_s"]
-    position = {op["id"]: i for i, op in enumerate(data["ops"])}
+    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(), method=method,
+                               result=result, max_peers=max_peers)
+
+
+def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
+                        method: str | None = None, result=None,
+                        max_peers: int | None = None) -> Plan:
+    """A :class:`Plan` from a ``placement`` instance and solution as JSON (DESIGN.md §5.1).
+
+    Ops run in the order of their start times (ties in instance order, which is
+    topological for a feasible schedule).
+
+    Examples
+    --------
+    >>> from fabricopt.fabrics.workloads import WORKLOADS
+    >>> g = OpGraph([{"id": "a", "compute_s": 1.0, "params_bytes": 4.0},
+    ...              {"id": "b", "compute_s": 1.0}], [{"src": "a", "dst": "b", "bytes": 8.0}])
+    >>> inst = {"gpus": 2, "ops": [{"id": "a", "compute_s": 1.0}, {"id": "b", "compute_s": 1.0}],
+    ...         "deps": [{"src": "a", "dst": "b", "bytes": 8.0}]}
+    >>> plan = plan_from_placement("toy", g, 3, inst, {"gpu": {"a": 0, "b": 1},
+    ...                                                "start_s": {"a": 0.0, "b": 1.5}})
+    >>> plan.gpus, plan.mp_bytes.tolist(), plan.params_bytes.tolist()
+    (6, [[0.0, 8.0], [0.0, 0.0]], [4.0, 0.0])
+    """
+    name = workload if isinstance(workload, str) else workload.name
+    gpu, start = solution["gpu"], solution["start_s"]
+    position = {op["id"]: i for i, op in enumerate(instance["ops"])}
     order = sorted(position, key=lambda o: (start[o], position[o]))
-    compute = {op["id"]: float(op["compute_s"]) for op in data["ops"]}
-    return Plan(workload.name, k, l, graph, tuple((o, compute[o]) for o in order),
-                tuple((d["src"], d["dst"], float(d["bytes"])) for d in data["deps"]),
-                {o: int(g) for o, g in gpu.items()}, mp_traffic(data, gpu),
-                params_per_gpu(graph, data, gpu), method, result, max_peers)
+    compute = {op["id"]: float(op["compute_s"]) for op in instance["ops"]}
+    return Plan(name, int(instance["gpus"]), as_int("l", l, minimum=1), graph,
+                tuple((o, compute[o]) for o in order),
+                tuple((d["src"], d["dst"], float(d["bytes"])) for d in instance["deps"]),
+                {o: int(g) for o, g in gpu.items()}, mp_traffic(instance, gpu),
+                params_per_gpu(graph, instance, gpu), method, result, max_peers)
 
 
 def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:
@@ -358,12 +383,14 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
-                          extra_plans=()) -> IterationTime:
+                          extra_plans=(), plan_cache: dict | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
     Tries l = 1, 2, 4, ... dividing the GPU count and the global batch, k = gpus / l,
     and keeps the fastest feasible iteration. ``extra_plans`` are placements found
-    elsewhere (e.g. at another bandwidth) that are priced too.
+    elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
+    shared between calls, keeps every placement made, keyed by what determines it
+    (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
 
     Raises
     ------
@@ -391,6 +418,15 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     candidates += [(p.k, p.l, p) for p in extra_plans]
     for k, l, plan in candidates:
         try:
+            if plan is None and plan_cache is not None:
+                key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
+                    () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
+                                       fabric.per_node_gbps))
+                if key not in plan_cache:
+                    plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
+                                            gpu_flops=gpu_flops, seed=seed,
+                                            memory_bytes=memory_bytes)
+                plan = plan_cache[key]
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
                                memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
