@@ -244,7 +244,8 @@ def plot(rows: Sequence[Row], path, title: str | None = None) -> None:
     if rows:
         ax.set_title(title or f"{rows[0].workload} on {rows[0].gpus} GPUs")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    if ax.lines:
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
