@@ -210,7 +210,7 @@ def _numbers(text: str, name: str, kind=float) -> list:
 
 
 def _cmd_compare(args) -> int:
-    from .fabrics import compare as cmp
+    from .fabrics import comparison as cmp
     from .fabrics.workloads import A100_MEMORY_BYTES
 
     per_node = args.gpus_per_node

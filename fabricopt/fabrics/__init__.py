@@ -6,7 +6,7 @@
 - :mod:`~fabricopt.fabrics.models`: Elect-Flat, Elect-Cluster, Fat-tree, SiP-OCS,
   SiP-Ring, direct-connect — communication time and $ cost.
 - :mod:`~fabricopt.fabrics.iteration`: the iteration-time model.
-- :mod:`~fabricopt.fabrics.compare`: bandwidth sweeps, tables and plots.
+- :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
 
 Examples
 --------
@@ -16,7 +16,7 @@ Examples
 True
 """
 
-from .compare import FABRIC_NAMES, compare, make_fabric
+from .comparison import FABRIC_NAMES, compare, make_fabric
 from .iteration import IterationTime, Plan, iteration_time, place, search_iteration_time
 from .models import (Allocation, DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree,
                      SipOcs, SipRing, cost_matched_fat_tree)

@@ -94,6 +94,14 @@ def _member_order_rings(traffic: Traffic) -> tuple:
     return tuple((g.members, 1.0, g.bytes) for g in traffic.allreduce)
 
 
+def _idle(traffic: Traffic) -> Allocation | None:
+    """The allocation of a traffic with nothing to send (no configuration to solve for)."""
+    if traffic.total_matrix().any():
+        return None
+    return Allocation(traffic, 0.0, np.zeros((traffic.nodes, traffic.nodes)),
+                      _member_order_rings(traffic))
+
+
 def method_available(kind: str, method: str) -> bool:
     """Is ``method`` of problem ``kind`` registered here?
 
@@ -437,6 +445,8 @@ class SipOcs(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
+        if (idle := _idle(t)) is not None:
+            return idle
         instance = instance_from_dict(self.instance(t))
         result = _solve(self, "circuits", self.method, instance)
         counts = circuit_counts(instance, result.solution)
@@ -502,10 +512,12 @@ class SipRing(Fabric):
         return max(1, min(k - 1, min(self.max_hops, self.wavelengths) - (1 if l > 1 else 0)))
 
     def instance(self, traffic) -> dict:
-        """The ``wavelengths`` instance (DESIGN.md §5.3) of ``traffic``."""
+        """The ``wavelengths`` instance (DESIGN.md §5.3) of ``traffic`` (``max_hops`` capped
+        at N - 1: no lightpath round a ring of N nodes is longer)."""
         t = as_traffic(traffic)
         return {"problem": "wavelengths", "nodes": t.nodes, "wavelengths": self.wavelengths,
-                "wavelength_gbps": self.wavelength_gbps, "max_hops": self.max_hops,
+                "wavelength_gbps": self.wavelength_gbps,
+                "max_hops": max(1, min(self.max_hops, t.nodes - 1)),
                 "traffic_bytes": t.total_matrix().tolist()}
 
     def _check_reach(self, total: np.ndarray) -> None:
@@ -521,6 +533,8 @@ class SipRing(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
+        if (idle := _idle(t)) is not None:
+            return idle
         self._check_reach(t.total_matrix())
         result = _solve(self, "wavelengths", self.method, self.instance(t))
         counts = np.zeros((t.nodes, t.nodes))
@@ -581,6 +595,8 @@ class DirectConnect(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
+        if (idle := _idle(t)) is not None:
+            return idle
         result = _solve(self, "topology", self.method, self.instance(t))
         sol = result.solution.to_dict()
         capacity = np.zeros((t.nodes, t.nodes))

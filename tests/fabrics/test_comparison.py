@@ -6,7 +6,7 @@ import pytest
 
 from fabricopt import InvalidInstance
 from fabricopt.cli import main
-from fabricopt.fabrics.compare import (FABRIC_NAMES, Row, compare, make_fabric, markdown_table,
+from fabricopt.fabrics.comparison import (FABRIC_NAMES, Row, compare, make_fabric, markdown_table,
                                        plot, write_csv)
 from fabricopt.fabrics.models import DirectConnect, ElectFlat, method_available
 
