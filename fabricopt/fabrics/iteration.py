@@ -57,7 +57,7 @@ from .traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
 from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                         TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
-__all__ = ["Plan", "place", "plan_from_placement", "IterationTime", "iteration_time", "search_iteration_time",
+__all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime", "iteration_time", "search_iteration_time",
            "DEFAULT_TAU_S", "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
@@ -134,14 +134,39 @@ def _sequential_plan(workload: Workload, graph: OpGraph, l: int) -> Plan:
                 np.zeros((1, 1)), np.array([graph.total_params_bytes]))
 
 
-def _balance():
+def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
+                       max_peers: int | None = None, link_gbps: float = 100.0) -> dict:
+    """The ``placement`` instance (DESIGN.md §5.1, as JSON) of one model-parallel group:
+    ``heuristics.sipml.balance`` splits ``graph`` into sub-ops of about ``tau_s``.
+
+    Parameters
+    ----------
+    graph : OpGraph
+        The op graph at the group's local batch.
+    k : int
+        GPUs of the group.
+    max_peers : int, optional
+        Degree limit (default ``k - 1``: none).
+    link_gbps : float
+        The GPU-to-GPU bandwidth the placement assumes.
+
+    Raises
+    ------
+    SolverUnavailable
+        If the placement kind's ``balance`` is not installed.
+    """
     try:
         from ..heuristics.sipml import balance
     except ImportError:
         raise SolverUnavailable("model parallelism (k > 1) needs the placement kind's "
                                 "heuristics.sipml.balance, which is not installed here; "
                                 "use k = 1 (pure data parallelism)") from None
-    return balance
+    k = as_int("k", k, minimum=1)
+    instance = balance(graph, as_float("tau_s", tau_s, positive=True), k)
+    data = dict(instance.to_dict() if hasattr(instance, "to_dict") else instance)
+    data.update(max_peers=max(1, k - 1) if max_peers is None else max_peers,
+                link_gbps=as_float("link_gbps", link_gbps, positive=True))
+    return data
 
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
@@ -198,10 +223,9 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
         raise SolverUnavailable(f"placing k = {k} needs method {method!r} of the "
                                 f"'placement' problem kind, which is not registered here; "
                                 f"use k = 1 (pure data parallelism)")
-    instance = _balance()(graph, as_float("tau_s", tau_s, positive=True), k)
-    data = dict(instance.to_dict() if hasattr(instance, "to_dict") else instance)
     max_peers = fabric.max_peers(k, l)
-    data.update(max_peers=max_peers, link_gbps=fabric.per_node_gbps)
+    data = placement_instance(graph, k, tau_s=tau_s, max_peers=max_peers,
+                              link_gbps=fabric.per_node_gbps)
     result = solve(data, method, seed=seed, time_limit=time_limit)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
-from fabricopt.fabrics.iteration import (Plan, iteration_time, place, plan_from_placement,
-                                         search_iteration_time)
+from fabricopt.fabrics.iteration import (iteration_time, place, placement_instance,
+                                         plan_from_placement, search_iteration_time)
 from fabricopt.fabrics.models import (ElectCluster, ElectFlat, FatTree, SipOcs,
                                       method_available)
 from fabricopt.fabrics.workloads import DEFAULT_GPU_FLOPS, Workload
@@ -146,6 +146,16 @@ def test_a_plan_for_another_job_is_refused():
 def test_model_parallelism_without_the_placement_kind_is_unavailable():
     with pytest.raises(SolverUnavailable, match=r"placing k = 2 needs method 'unconstrained'"):
         iteration_time(TOY, ElectFlat(100.0), gpus=4, k=2, l=2)
+
+
+@needs_placement
+def test_placement_instance_is_the_balanced_graph():
+    inst = placement_instance(toy_graph(8), 4, tau_s=1e-4, max_peers=2, link_gbps=50.0)
+    assert (inst["problem"], inst["gpus"], inst["max_peers"], inst["link_gbps"]) == (
+        "placement", 4, 2, 50.0)
+    # every op of the graph is split into sub-ops that carry its compute
+    total = sum(op["compute_s"] for op in inst["ops"])
+    assert total == pytest.approx(toy_graph(8).total_compute_s)
 
 
 @needs_placement
