@@ -5,11 +5,14 @@
    Transformer and Megatron (GPT, 18.4B) on 1024 GPUs, B = 128 ... 8192 Gbps.
 2. TopoOpt: direct-connect (degree 4) against the Fat-tree of the same $ cost, on 128
    servers of 4 GPUs each (modelled as one 4x GPU, TopoOpt's ``--big-gpu 4``).
+3. SimAI: the real 9,216-GPU MoE workload (AICB format) read, turned into per-iteration
+   traffic at a few GPU counts, and priced on fabrics beside its compute time.
 
 Run from the repository root::
 
     python benchmarks/bench_fabrics.py --section sipml --max-k 64 --out bench-out
     python benchmarks/bench_fabrics.py --section topoopt --out bench-out
+    python benchmarks/bench_fabrics.py --section simai
 
 Each section writes one table and one plot per workload into ``--out`` and prints the
 summary tables that BENCHMARKS.md records, with the wall time of each run.
@@ -105,9 +108,52 @@ def topoopt(args, out: Path) -> None:
         print(f"\n- {workload}: {wall:.0f} s wall")
 
 
+def simai(args, out: Path) -> None:
+    from fabricopt.fabrics.models import ElectCluster, ElectFlat, FatTree, SipOcs
+    from fabricopt.fabrics.simai import read_simai
+
+    path = Path(args.simai) if args.simai else next(
+        (p / "shared" / "data" / "simai" / "workload_analytical.txt"
+         for p in Path(__file__).resolve().parents
+         if (p / "shared" / "data" / "simai").is_dir()), None)
+    if path is None or not path.exists():
+        raise SystemExit("bench_fabrics: the SimAI file was not found; pass --simai PATH")
+    start = time.perf_counter()
+    w = read_simai(path)
+    read_s = time.perf_counter() - start
+    print(f"### SimAI MoE workload ({len(w.layers)} rows, TP {w.tp}, EP {w.ep}, PP {w.pp}, "
+          f"VPP {w.vpp}, GA {w.ga}); compute {w.compute_s:.3f} s per iteration "
+          f"(1 tick = 1 ns); read in {read_s * 1e3:.0f} ms\n")
+    print("| GPUs | traffic build s | TB sent per iteration | GB per GPU | Elect-Flat 400 "
+          "| Fat-tree 400, 2:1 | Elect-Cluster 4800/3200 | SiP-OCS 32 x 12.5 |")
+    print("|" + "---|" * 8)
+    for gpus in (384, 768, 1536):
+        start = time.perf_counter()
+        traffic = w.traffic(gpus)
+        build_s = time.perf_counter() - start
+        dense = traffic.to_traffic()
+        cells = []
+        for fabric in (ElectFlat(400.0), FatTree(gpus, 400.0, 2.0),
+                       ElectCluster(4800.0, 3200.0), SipOcs(32, 400.0)):
+            try:
+                cells.append(f"{fabric.comm_time(dense):.2f} s")
+            except Exception as exc:  # an infeasible configuration is a result here
+                cells.append(f"{type(exc).__name__}: {str(exc)[:60]}")
+        per_gpu = traffic.sent_bytes().max() / 1e9
+        print(f"| {gpus} | {build_s:.3f} | {traffic.total_bytes / 1e12:.1f} | {per_gpu:.0f} | "
+              + " | ".join(cells) + " |")
+    start = time.perf_counter()
+    full = w.traffic(w.all_gpus)
+    print(f"\n- {w.all_gpus} GPUs: {len(full.bytes)} GPU pairs, "
+          f"{full.total_bytes / 1e12:.0f} TB per iteration, built in "
+          f"{time.perf_counter() - start:.2f} s")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--section", choices=("sipml", "topoopt", "all"), default="all")
+    p.add_argument("--section", choices=("sipml", "topoopt", "simai", "all"), default="all")
+    p.add_argument("--simai", default=None, help="the SimAI workload file (default: found "
+                                                 "in shared/data/simai beside the checkout)")
     p.add_argument("--workloads", default=None, help="comma-separated (default: the section's)")
     p.add_argument("--gpus", type=int, default=1024, help="GPUs of the SiP-ML section")
     p.add_argument("--bandwidths", default=None, help="comma-separated per-node Gbps")
@@ -126,6 +172,8 @@ def main(argv=None) -> int:
     if args.section in ("topoopt", "all"):
         args.bandwidths = [float(x) for x in chosen.split(",")] if chosen else [400.0]
         topoopt(args, out)
+    if args.section in ("simai", "all"):
+        simai(args, out)
     return 0
 
 

@@ -2,8 +2,11 @@
 
 :func:`compare` sweeps per-node bandwidth for one workload and GPU count over a set
 of named fabrics (SiP-ML Fig. 5's shape), searching the best (k, l) at every point
-(SiP-ML §4.2). A placement found at a lower bandwidth stays a candidate at the
-higher ones, so a fabric's curve never rises as bandwidth grows. The named
+(SiP-ML §4.2). The best placement found at a lower bandwidth stays a candidate at
+the higher ones, so a curve never rises as bandwidth grows for every fabric whose
+configuration for a fixed traffic only gets faster with bandwidth (Elect-*, Fat-tree,
+SiP-OCS with ``exact``); with a heuristic configuration (SiP-Ring's ``mcf``) a point
+can rise, and is reported as computed. The named
 fabric ``fat-tree-cost-matched`` is the Fat-tree whose $ cost equals the
 direct-connect fabric's at the same point (TopoOpt §5: "similar-cost Fat-tree").
 
