@@ -114,7 +114,10 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     """Sweep per-node bandwidth for ``workload`` on ``gpus`` nodes over ``fabrics``.
 
     At each bandwidth, every fabric gets its best (k, l) by
-    :func:`~fabricopt.fabrics.iteration.search_iteration_time`; placements are shared
+    :func:`~fabricopt.fabrics.iteration.search_iteration_time` with its own placement
+    method; then every fabric also prices the placements the others found there that
+    keep within its degree limit, so Elect-Flat — no limit, fastest on any placement —
+    is never slower than a fabric of equal per-node bandwidth. Placements are cached
     between fabrics that would compute the same one.
 
     Parameters
@@ -157,37 +160,62 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     for name in names:
         make_fabric(name, 1.0, gpus, switches=switches, degree=degree, prices=prices)
     cache: dict = {}
-    rows = []
-    for name in names:
-        best_plan, unavailable = None, None
-        for gbps in sorted(as_float("bandwidth", b, positive=True) for b in bandwidths):
-            fabric = make_fabric(name, gbps, gpus, switches=switches, degree=degree, prices=prices)
-            cost = fabric.cost_usd(gpus, prices)
-            if unavailable is not None:
-                rows.append(Row(workload.name, gpus, name, gbps, fabric.per_node_gbps, None, None,
-                                None, None, None, None, None, cost, unavailable))
+    rows: dict[str, list[Row]] = {name: [] for name in names}
+    best_plan: dict = {name: None for name in names}
+    search = dict(max_k=max_k, tau_s=tau_s, gpu_flops=gpu_flops, memory_bytes=memory_bytes,
+                  seed=seed, plan_cache=cache)
+    for gbps in sorted(as_float("bandwidth", b, positive=True) for b in bandwidths):
+        fabric = {name: make_fabric(name, gbps, gpus, switches=switches, degree=degree,
+                                    prices=prices) for name in names}
+        found: dict = {}
+        priced: dict = {name: [] for name in names}
+        for name in names:
+            if isinstance(best_plan[name], SolverUnavailable):
+                found[name] = best_plan[name]
                 continue
             try:
-                t = search_iteration_time(workload, fabric, gpus, k_values=k_values, max_k=max_k,
-                                          tau_s=tau_s, gpu_flops=gpu_flops,
-                                          memory_bytes=memory_bytes, seed=seed,
-                                          extra_plans=[best_plan] if best_plan else [],
-                                          plan_cache=cache)
+                found[name] = search_iteration_time(
+                    workload, fabric[name], gpus, k_values=k_values, priced=priced[name],
+                    extra_plans=[best_plan[name]] if best_plan[name] else [], **search)
             except (InfeasibleInstance, SolverUnavailable) as exc:
-                note = f"{'unavailable' if isinstance(exc, SolverUnavailable) else 'infeasible'}: {exc}"
-                if isinstance(exc, SolverUnavailable):
-                    unavailable = note
-                row = Row(workload.name, gpus, name, gbps, fabric.per_node_gbps, None, None,
-                          None, None, None, None, None, cost, note)
+                found[name] = exc
+        # Every fabric may use any placement found at this point that keeps within its
+        # degree limit: Elect-Flat, with none, prices them all.
+        pool = {id(t.plan): t.plan for ts in priced.values() for t in ts}
+        for name in names:
+            if isinstance(found[name], SolverUnavailable):
+                continue
+            seen = {id(t.plan) for t in priced[name]}
+            extra = [p for i, p in pool.items() if i not in seen and p.fits(fabric[name])]
+            if not extra:
+                continue
+            try:
+                t = search_iteration_time(workload, fabric[name], gpus, k_values=(),
+                                          extra_plans=extra, **search)
+            except InfeasibleInstance:
+                continue
+            if isinstance(found[name], Exception) or t.total_s < found[name].total_s:
+                found[name] = t
+        for name in names:
+            f, t = fabric[name], found[name]
+            cost = f.cost_usd(gpus, prices)
+            if isinstance(t, Exception):
+                unavailable = isinstance(t, SolverUnavailable)
+                if unavailable:
+                    best_plan[name] = t
+                row = Row(workload.name, gpus, name, gbps, f.per_node_gbps, None, None, None,
+                          None, None, None, None, cost,
+                          f"{'unavailable' if unavailable else 'infeasible'}: {t}")
             else:
-                best_plan = t.plan
-                row = Row(workload.name, gpus, name, gbps, fabric.per_node_gbps, t.k, t.l,
+                best_plan[name] = t.plan
+                row = Row(workload.name, gpus, name, gbps, f.per_node_gbps, t.k, t.l,
                           t.total_s, t.compute_s, t.mp_s, t.allreduce_s, t.fabric_s, cost)
-            rows.append(row)
+            rows[name].append(row)
             if progress is not None:
-                progress(f"{name} @ {gbps:g} Gbps: " + (f"{row.iteration_s * 1e3:.3f} ms "
-                         f"(k={row.k}, l={row.l})" if row.iteration_s is not None else row.note))
-    return rows
+                progress(f"{name} @ {gbps:g} Gbps: " + (
+                    f"{row.iteration_s * 1e3:.3f} ms (k={row.k}, l={row.l})"
+                    if row.iteration_s is not None else row.note))
+    return [row for name in names for row in rows[name]]
 
 
 def _fmt(x, scale=1.0, digits=4):

@@ -110,6 +110,15 @@ class Plan:
         """The whole job's per-iteration traffic (MP in each group + DP rings)."""
         return hybrid_traffic(self.mp_bytes, self.params_bytes, self.k, self.l)
 
+    def peers(self) -> int:
+        """The most distinct GPUs one GPU sends model-parallel bytes to, or receives from."""
+        used = self.mp_bytes > 0
+        return int(max(used.sum(axis=1).max(), used.sum(axis=0).max()))
+
+    def fits(self, fabric: Fabric) -> bool:
+        """Does the placement keep within ``fabric``'s degree limit for this k x l?"""
+        return self.k == 1 or self.peers() <= fabric.max_peers(self.k, self.l)
+
     def memory_bytes_per_gpu(self) -> float:
         """Training-state bytes on the fullest GPU (mixed-precision Adam, 16 B/param)."""
         return float(self.params_bytes.max() / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM)
@@ -407,7 +416,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
-                          extra_plans=(), plan_cache: dict | None = None) -> IterationTime:
+                          extra_plans=(), plan_cache: dict | None = None,
+                          priced: list | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
     Tries l = 1, 2, 4, ... dividing the GPU count and the global batch, k = gpus / l,
@@ -415,6 +425,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
+    ``priced``, a list, receives every feasible :class:`IterationTime` computed.
 
     Raises
     ------
@@ -456,6 +467,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
         except InfeasibleInstance as exc:
             reasons.append(f"k={k} l={l}: {exc}")
             continue
+        if priced is not None:
+            priced.append(t)
         if best is None or t.total_s < best.total_s:
             best = t
     if best is None:

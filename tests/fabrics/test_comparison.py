@@ -9,6 +9,11 @@ from fabricopt.cli import main
 from fabricopt.fabrics.comparison import (FABRIC_NAMES, Row, compare, make_fabric, markdown_table,
                                        plot, write_csv)
 from fabricopt.fabrics.models import DirectConnect, ElectFlat, method_available
+from tests.fabrics.test_iteration import TOY
+
+needs_placement = pytest.mark.skipif(
+    not (method_available("placement", "sipml") and method_available("placement", "unconstrained")),
+    reason="placement/sipml is not registered yet")
 
 
 @pytest.mark.parametrize("name", FABRIC_NAMES)
@@ -87,3 +92,15 @@ def test_cli_compare_bad_input_is_one_line(tmp_path, capsys, args, message):
 def test_make_fabric_validates():
     with pytest.raises(InvalidInstance, match="bandwidth = 0.0: must be > 0"):
         make_fabric("elect-flat", 0.0, 8)
+
+
+@needs_placement
+def test_elect_flat_wins_the_search_with_model_parallelism():
+    names = ["elect-flat", "elect-cluster-200", "fat-tree", "sip-ocs"]
+    rows = compare(TOY, 8, [50.0, 400.0], names, switches=2, tau_s=1e-4)
+    by = {(r.fabric, r.gbps): r for r in rows}
+    for b in (50.0, 400.0):
+        flat = by[("elect-flat", b)].iteration_s
+        for name in names[1:]:
+            other = by[(name, b)].iteration_s
+            assert other is None or flat <= other * (1 + 1e-12), (name, b)

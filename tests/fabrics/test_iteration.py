@@ -61,6 +61,8 @@ def test_critical_path_with_pair_rates_by_hand():
     same = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 1, "b": 1},
                                                        "start_s": {"a": 0.0, "b": 1.0}})
     assert iteration_time(TOY, ElectFlat(8.0), 2, 2, 1, plan=same).total_s == 2.0
+    assert (plan.peers(), same.peers()) == (1, 0)
+    assert plan.fits(SipOcs(1, 8.0)) and same.fits(SipOcs(1, 8.0))
 
 
 @st.composite
