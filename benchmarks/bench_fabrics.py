@@ -91,6 +91,7 @@ def topoopt(args, out: Path) -> None:
     print("| workload | Gbps/server | direct-connect | cost $K | Fat-tree, same cost "
           "| its Gbps/host | Ideal switch | Fat-tree / DC | best k x l (DC) |")
     print("|" + "---|" * 9)
+    notes = []
     for workload in args.workloads or TOPOOPT_WORKLOADS:
         rows, wall = _run(workload, 128, args.bandwidths, TOPOOPT_FABRICS, out, args,
                           gpu_flops=4 * DEFAULT_GPU_FLOPS, memory_bytes=4 * A100_MEMORY_BYTES,
@@ -102,10 +103,11 @@ def topoopt(args, out: Path) -> None:
             print(f"| {workload} | {b:g} | {fmt(dc)} | {dc.cost_usd / 1e3:.0f} | {fmt(ft)} "
                   f"| {ft.per_node_gbps:.0f} | {fmt(ideal)} | {_ratio(ft.iteration_s, dc.iteration_s)} "
                   f"| {'-' if dc.k is None else f'{dc.k} x {dc.l}'} |")
-        notes = {r.note for r in rows if r.note}
-        for note in sorted(notes):
-            print(f"\n- {workload}: {note}")
-        print(f"\n- {workload}: {wall:.0f} s wall")
+        notes += [f"{workload}: {note}" for note in sorted({r.note for r in rows if r.note})]
+        notes.append(f"{workload}: {wall:.0f} s wall")
+    print()
+    for note in notes:
+        print(f"- {note}")
 
 
 def simai(args, out: Path) -> None:
@@ -170,7 +172,8 @@ def main(argv=None) -> int:
                            else list(SIPML_BANDWIDTHS))
         sipml(args, out)
     if args.section in ("topoopt", "all"):
-        args.bandwidths = [float(x) for x in chosen.split(",")] if chosen else [400.0]
+        args.bandwidths = ([float(x) for x in chosen.split(",")] if chosen
+                           else [100.0, 200.0, 400.0, 800.0])
         topoopt(args, out)
     if args.section in ("simai", "all"):
         simai(args, out)
