@@ -32,7 +32,8 @@ a longest path over fixed orders, it never grows when pair rates grow, and the
 fabric term never grows when the fabric gets faster, so iteration time is monotone
 in bandwidth for a fixed placement, and :class:`ElectFlat` — highest pair rates,
 port-bound communication time — is never slower than a fabric of equal per-GPU
-bandwidth.
+bandwidth on the same placement (and :func:`~fabricopt.fabrics.comparison.compare`
+lets it price every placement the others find).
 
 References
 ----------
@@ -57,8 +58,8 @@ from .traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
 from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                         TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
-__all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime", "iteration_time", "search_iteration_time",
-           "DEFAULT_TAU_S", "data_parallel_degrees"]
+__all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
+           "iteration_time", "search_iteration_time", "DEFAULT_TAU_S", "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
 DEFAULT_TAU_S = 10e-6
