@@ -59,6 +59,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="FILE")
 
     _add_bench_parser(sub)
+    p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
+                       description="Sweep per-GPU bandwidth for a workload over fabrics, search "
+                                   "the best k x l hybrid parallelism at each point, and write "
+                                   "PREFIX.md (table), PREFIX.csv and PREFIX.png (plot).")
+    p.add_argument("workload", help="resnet50, vgg16, bert-large, transformer, megatron, "
+                                    "gpt3-175b or dlrm")
+    p.add_argument("--gpus", type=int, default=1024, help="nodes (default 1024)")
+    p.add_argument("--bandwidths", default="128,256,512,1024,2048,4096,8192", metavar="GBPS,...",
+                   help="per-node Gbps (default SiP-ML's 128 ... 8192)")
+    p.add_argument("--fabrics", default="elect-flat,elect-cluster-400,sip-ocs,sip-ring",
+                   metavar="NAME,...", help="elect-flat, elect-flat-half, elect-cluster-200, "
+                   "elect-cluster-400, fat-tree, sip-ocs, sip-ring, direct-connect, "
+                   "fat-tree-cost-matched")
+    p.add_argument("--k", default=None, metavar="K,...",
+                   help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
+    p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
+    p.add_argument("--switches", type=int, default=16, help="OCSs of sip-ocs (default 16)")
+    p.add_argument("--degree", type=int, default=4, help="links per node of direct-connect")
+    p.add_argument("--gpu-tflops", type=float, default=156.0,
+                   help="effective TFLOP/s per GPU (default 156: an A100 at 50%% of peak)")
+    p.add_argument("--gpus-per-node", type=int, default=1,
+                   help="model each node as this many GPUs merged (TopoOpt's --big-gpu)")
+    p.add_argument("--tau-us", type=float, default=10.0, help="sub-op quantum (default 10 us)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", default=None, metavar="PREFIX",
+                   help="output prefix (default compare-WORKLOAD-GPUS)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
 
@@ -248,6 +275,38 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _numbers(text: str, name: str, kind=float) -> list:
+    try:
+        return [kind(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--{name} = {text!r}: expected comma-separated numbers") from None
+
+
+def _cmd_compare(args) -> int:
+    from .fabrics import comparison as cmp
+    from .fabrics.workloads import A100_MEMORY_BYTES
+
+    per_node = args.gpus_per_node
+    if per_node < 1:
+        raise ValueError(f"--gpus-per-node = {per_node}: must be >= 1")
+    rows = cmp.compare(
+        args.workload, args.gpus, _numbers(args.bandwidths, "bandwidths"),
+        [f.strip() for f in args.fabrics.split(",") if f.strip()],
+        k_values=None if args.k is None else _numbers(args.k, "k", int), max_k=args.max_k,
+        tau_s=args.tau_us * 1e-6, gpu_flops=args.gpu_tflops * 1e12 * per_node,
+        memory_bytes=A100_MEMORY_BYTES * per_node, switches=args.switches, degree=args.degree,
+        seed=args.seed, progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
+    prefix = args.out or f"compare-{args.workload}-{args.gpus}"
+    table = cmp.markdown_table(rows)
+    with open(f"{prefix}.md", "w") as f:
+        f.write(table + "\n")
+    cmp.write_csv(rows, f"{prefix}.csv")
+    cmp.plot(rows, f"{prefix}.png")
+    print(table)
+    print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``fabricopt`` command; returns the exit code."""
     parser = build_parser()
@@ -266,6 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_generate(args, extra)
         if args.command == "bench":
             return _cmd_bench(args)
+        if args.command == "compare":
+            return _cmd_compare(args)
     except (FabricError, ValueError) as exc:
         print(f"fabricopt: error: {exc}", file=sys.stderr)
         return 2

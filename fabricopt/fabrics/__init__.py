@@ -1,0 +1,33 @@
+"""The shared cost model of the target GPU fabrics.
+
+- :mod:`~fabricopt.fabrics.workloads`: DNN models as op graphs (FLOP-based compute).
+- :mod:`~fabricopt.fabrics.simai`: the AICB / SimAI workload format and its traffic.
+- :mod:`~fabricopt.fabrics.traffic`: per-iteration traffic, hybrid MP x DP helpers.
+- :mod:`~fabricopt.fabrics.models`: Elect-Flat, Elect-Cluster, Fat-tree, SiP-OCS,
+  SiP-Ring, direct-connect — communication time and $ cost.
+- :mod:`~fabricopt.fabrics.iteration`: the iteration-time model.
+- :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
+
+Examples
+--------
+>>> from fabricopt import fabrics
+>>> t = fabrics.iteration_time("resnet50", fabrics.ElectFlat(400.0), gpus=8, k=1, l=8)
+>>> t.total_s > t.compute_s
+True
+"""
+
+from .comparison import FABRIC_NAMES, compare, make_fabric
+from .iteration import IterationTime, Plan, iteration_time, place, search_iteration_time
+from .models import (Allocation, DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree,
+                     SipOcs, SipRing, cost_matched_fat_tree)
+from .prices import DEFAULT_PRICES, Prices
+from .simai import SimAIWorkload, read_simai
+from .traffic import AllReduce, Traffic, hybrid_traffic, port_bound_s
+from .workloads import WORKLOADS, Workload, get_workload
+
+__all__ = ["compare", "make_fabric", "FABRIC_NAMES", "iteration_time", "search_iteration_time",
+           "place", "Plan", "IterationTime", "Fabric", "Allocation", "ElectFlat",
+           "ElectCluster", "FatTree", "SipOcs", "SipRing", "DirectConnect",
+           "cost_matched_fat_tree", "Prices", "DEFAULT_PRICES", "read_simai", "SimAIWorkload",
+           "Traffic", "AllReduce", "hybrid_traffic", "port_bound_s", "Workload", "WORKLOADS",
+           "get_workload"]

@@ -1,0 +1,478 @@
+"""Iteration time of a hybrid-parallel training job on a fabric — a model.
+
+A job on N = k*l GPUs runs k-way model parallelism (MP) inside each of l groups and
+l-way data parallelism (DP) across them (SiP-ML §3.2). The model:
+
+1. **Place** the workload's op graph at the local batch ``global_batch / l`` on k GPUs:
+   ``heuristics.sipml.balance(graph, tau_s, k)`` splits it into sub-ops of about
+   ``tau_s`` (a ``placement`` instance), which ``fabricopt.solve`` places with the
+   fabric's placement method — ``unconstrained`` on electrical fabrics, the
+   degree-limited ``sipml`` on optical ones with the fabric's ``max_peers`` (SiP-ML
+   §4.3 runs Algorithm 1 without the degree limit for electrical networks). With
+   k = 1 there is nothing to place: one GPU runs every op back to back.
+2. **Configure the fabric** for the job's whole per-iteration traffic: the MP bytes of
+   the placement in every group plus one DP ring-AllReduce per GPU position
+   (:func:`~fabricopt.fabrics.traffic.hybrid_traffic`), giving the pair rates and the
+   communication time of :class:`~fabricopt.fabrics.models.Allocation`.
+3. **Time it**: re-time each group's placement keeping its GPUs and its per-GPU op
+   order, a cross-GPU dependency taking ``8*bytes / pair_gbps`` (the MP critical path);
+   add the ring-AllReduce at the pair rates of the rings (SiP-ML's ``paper/run.py``
+   also adds it after the step); and never finish before the fabric can deliver the
+   iteration's traffic::
+
+       iteration_s = max(mp_s + allreduce_s, fabric_s)
+
+Simplifications, stated: a transfer's rate is the rate the fabric's configuration
+gives its pair — concurrent transfers contend only through the ``fabric_s`` term (a
+roofline-style bound, not a packet simulation); compute does not overlap the
+AllReduce; latency, launch overheads and activation memory are ignored; a layer's
+forward and backward are one op (see :mod:`~fabricopt.fabrics.workloads`); the fabric
+is configured once for the iteration's total traffic. Because the critical path is
+a longest path over fixed orders, it never grows when pair rates grow, and the
+fabric term never grows when the fabric gets faster, so iteration time is monotone
+in bandwidth for a fixed placement, and :class:`ElectFlat` — highest pair rates,
+port-bound communication time — is never slower than a fabric of equal per-GPU
+bandwidth on the same placement (and :func:`~fabricopt.fabrics.comparison.compare`
+lets it price every placement the others find).
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.2 (hybrid parallelism, Algorithm 1),
+   §4.2 (MP/DP search), footnote 1 (ring AllReduce moves 2M per worker).
+.. [2] notes/sipml.md §1.5-1.6 (how RostAM estimates iteration time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from ..problems._validate import as_float, as_int, fail
+from ..problems.opgraph import OpGraph
+from ..solvers import solve
+from .models import Allocation, Fabric, method_available
+from .traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
+from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
+                        TRAINING_BYTES_PER_PARAM, Workload, get_workload)
+
+__all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
+           "iteration_time", "search_iteration_time", "DEFAULT_TAU_S", "data_parallel_degrees"]
+
+#: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
+DEFAULT_TAU_S = 10e-6
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """A placed hybrid-parallel job: one k-GPU placement, replicated in l groups.
+
+    Attributes
+    ----------
+    workload : str
+    k, l : int
+    graph : OpGraph
+        The op graph at the local batch.
+    ops : tuple of (id, compute_s)
+        Ops (or sub-ops) in execution order: by placed start time, ties topologically.
+    deps : tuple of (src, dst, bytes)
+    gpu : dict
+        Op id -> GPU in 0..k-1.
+    mp_bytes : numpy.ndarray, shape (k, k)
+        Model-parallel bytes inside one group per iteration.
+    params_bytes : numpy.ndarray, shape (k,)
+        Gradient bytes each GPU position holds.
+    method : str or None
+        The placement method (None for k = 1).
+    result : Result or None
+        The placement solve's result.
+    """
+
+    workload: str
+    k: int
+    l: int
+    graph: OpGraph
+    ops: tuple
+    deps: tuple
+    gpu: dict
+    mp_bytes: np.ndarray
+    params_bytes: np.ndarray
+    method: str | None = None
+    result: Any = None
+    max_peers: int | None = None
+
+    @property
+    def gpus(self) -> int:
+        return self.k * self.l
+
+    def traffic(self) -> Traffic:
+        """The whole job's per-iteration traffic (MP in each group + DP rings)."""
+        return hybrid_traffic(self.mp_bytes, self.params_bytes, self.k, self.l)
+
+    def peers(self) -> int:
+        """The most distinct GPUs one GPU sends model-parallel bytes to, or receives from."""
+        used = self.mp_bytes > 0
+        return int(max(used.sum(axis=1).max(), used.sum(axis=0).max()))
+
+    def fits(self, fabric: Fabric) -> bool:
+        """Does the placement keep within ``fabric``'s degree limit for this k x l?"""
+        return self.k == 1 or self.peers() <= fabric.max_peers(self.k, self.l)
+
+    def memory_bytes_per_gpu(self) -> float:
+        """Training-state bytes on the fullest GPU (mixed-precision Adam, 16 B/param)."""
+        return float(self.params_bytes.max() / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM)
+
+
+def data_parallel_degrees(workload: Workload, gpus: int) -> list[int]:
+    """The l in 1, 2, 4, ... that divide both ``gpus`` and the workload's global batch."""
+    out, l = [], 1
+    while l <= gpus:
+        if gpus % l == 0 and workload.global_batch % l == 0:
+            out.append(l)
+        l *= 2
+    return out
+
+
+def _sequential_plan(workload: Workload, graph: OpGraph, l: int) -> Plan:
+    """k = 1: one GPU runs every op in topological order — no placement to make."""
+    order = graph.topological_order()
+    compute = {op.id: op.compute_s for op in graph.ops}
+    return Plan(workload.name, 1, l, graph, tuple((o, compute[o]) for o in order),
+                tuple((e.src, e.dst, e.bytes) for e in graph.edges), {o: 0 for o in order},
+                np.zeros((1, 1)), np.array([graph.total_params_bytes]))
+
+
+def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
+                       max_peers: int | None = None, link_gbps: float = 100.0) -> dict:
+    """The ``placement`` instance (DESIGN.md §5.1, as JSON) of one model-parallel group:
+    ``heuristics.sipml.balance`` splits ``graph`` into sub-ops of about ``tau_s``.
+
+    Parameters
+    ----------
+    graph : OpGraph
+        The op graph at the group's local batch.
+    k : int
+        GPUs of the group.
+    max_peers : int, optional
+        Degree limit (default ``k - 1``: none).
+    link_gbps : float
+        The GPU-to-GPU bandwidth the placement assumes.
+
+    Raises
+    ------
+    SolverUnavailable
+        If the placement kind's ``balance`` is not installed.
+    """
+    try:
+        from ..heuristics.sipml import balance
+    except ImportError:
+        raise SolverUnavailable("model parallelism (k > 1) needs the placement kind's "
+                                "heuristics.sipml.balance, which is not installed here; "
+                                "use k = 1 (pure data parallelism)") from None
+    k = as_int("k", k, minimum=1)
+    instance = balance(graph, as_float("tau_s", tau_s, positive=True), k)
+    data = dict(instance.to_dict() if hasattr(instance, "to_dict") else instance)
+    data.update(max_peers=max(1, k - 1) if max_peers is None else max_peers,
+                link_gbps=as_float("link_gbps", link_gbps, positive=True))
+    return data
+
+
+def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
+          gpu_flops: float = DEFAULT_GPU_FLOPS, seed: int = 0,
+          time_limit: float | None = None, memory_bytes: float | None = None) -> Plan:
+    """Place a workload's k-way model-parallel step for ``fabric`` (step 1 of the model).
+
+    Parameters
+    ----------
+    workload : Workload or str
+    fabric : Fabric
+        Gives the placement method, ``max_peers`` and the link estimate
+        (``per_node_gbps``) of the ``placement`` instance.
+    k, l : int
+        Model- and data-parallel degrees.
+    tau_s : float
+        Compute quantum of the balanced graph (SiP-ML: 10 us).
+    gpu_flops : float
+        Effective GPU throughput.
+    seed, time_limit
+        Passed to the placement solve.
+    memory_bytes : float, optional
+        GPU memory: refuse k too small to hold the model's training state even
+        split evenly (16 B per parameter), before placing anything.
+
+    Returns
+    -------
+    Plan
+
+    Raises
+    ------
+    SolverUnavailable
+        If k > 1 and the ``placement`` kind or the method is not registered.
+    InfeasibleInstance
+        If the model cannot fit in ``memory_bytes`` on k GPUs, or the placement method
+        proves there is no placement.
+    SolverFailure
+        If it ends without a solution.
+    """
+    workload = get_workload(workload) if isinstance(workload, str) else workload
+    k = as_int("k", k, minimum=1)
+    l = as_int("l", l, minimum=1)
+    graph = workload.op_graph(l, gpu_flops=gpu_flops)
+    if memory_bytes is not None:
+        need = graph.total_params_bytes / k / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
+        if need > memory_bytes:
+            raise InfeasibleInstance(f"{workload.name} with k = {k}: split evenly a GPU "
+                                     f"needs {need / 1e9:.1f} GB of training state, more "
+                                     f"than {memory_bytes / 1e9:.0f} GB")
+    if k == 1:
+        return _sequential_plan(workload, graph, l)
+    method = fabric.placement_method
+    if not method_available("placement", method):
+        raise SolverUnavailable(f"placing k = {k} needs method {method!r} of the "
+                                f"'placement' problem kind, which is not registered here; "
+                                f"use k = 1 (pure data parallelism)")
+    max_peers = fabric.max_peers(k, l)
+    data = placement_instance(graph, k, tau_s=tau_s, max_peers=max_peers,
+                              link_gbps=fabric.per_node_gbps)
+    result = solve(data, method, seed=seed, time_limit=time_limit)
+    if result.status == "infeasible":
+        raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
+                                 f"k = {k} GPUs with max_peers = {max_peers}")
+    if result.solution is None or result.status not in ("optimal", "feasible"):
+        raise SolverFailure(f"placement/{method} ended {result.status}: "
+                            f"{result.info.get('message', '')}")
+    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(), method=method,
+                               result=result, max_peers=max_peers)
+
+
+def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
+                        method: str | None = None, result=None,
+                        max_peers: int | None = None) -> Plan:
+    """A :class:`Plan` from a ``placement`` instance and solution as JSON (DESIGN.md §5.1).
+
+    Ops run in the order of their start times (ties in instance order, which is
+    topological for a feasible schedule).
+
+    Examples
+    --------
+    >>> from fabricopt.fabrics.workloads import WORKLOADS
+    >>> g = OpGraph([{"id": "a", "compute_s": 1.0, "params_bytes": 4.0},
+    ...              {"id": "b", "compute_s": 1.0}], [{"src": "a", "dst": "b", "bytes": 8.0}])
+    >>> inst = {"gpus": 2, "ops": [{"id": "a", "compute_s": 1.0}, {"id": "b", "compute_s": 1.0}],
+    ...         "deps": [{"src": "a", "dst": "b", "bytes": 8.0}]}
+    >>> plan = plan_from_placement("toy", g, 3, inst, {"gpu": {"a": 0, "b": 1},
+    ...                                                "start_s": {"a": 0.0, "b": 1.5}})
+    >>> plan.gpus, plan.mp_bytes.tolist(), plan.params_bytes.tolist()
+    (6, [[0.0, 8.0], [0.0, 0.0]], [4.0, 0.0])
+    """
+    name = workload if isinstance(workload, str) else workload.name
+    gpu, start = solution["gpu"], solution["start_s"]
+    position = {op["id"]: i for i, op in enumerate(instance["ops"])}
+    order = sorted(position, key=lambda o: (start[o], position[o]))
+    compute = {op["id"]: float(op["compute_s"]) for op in instance["ops"]}
+    return Plan(name, int(instance["gpus"]), as_int("l", l, minimum=1), graph,
+                tuple((o, compute[o]) for o in order),
+                tuple((d["src"], d["dst"], float(d["bytes"])) for d in instance["deps"]),
+                {o: int(g) for o, g in gpu.items()}, mp_traffic(instance, gpu),
+                params_per_gpu(graph, instance, gpu), method, result, max_peers)
+
+
+def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:
+    """Longest path of every group's schedule with cross-GPU delays at the pair rates
+    (``None``: infinitely fast links), per-GPU op order fixed; the slowest group."""
+    k, l = plan.k, plan.l
+    base = np.arange(l) * k
+    preds: dict[str, list] = {}
+    for src, dst, nbytes in plan.deps:
+        gi, gj = plan.gpu[src], plan.gpu[dst]
+        if gi == gj or pair_gbps is None or nbytes == 0:
+            delay = np.zeros(l)
+        else:
+            rates = pair_gbps[base + gi, base + gj]
+            with np.errstate(divide="ignore"):
+                delay = np.where(rates > 0, 8.0 * nbytes / (rates * 1e9), np.inf)
+        preds.setdefault(dst, []).append((src, delay))
+    free = np.zeros((k, l))
+    end: dict[str, np.ndarray] = {}
+    for op, compute in plan.ops:
+        g = plan.gpu[op]
+        start = free[g].copy()
+        for src, delay in preds.get(op, ()):
+            np.maximum(start, end[src] + delay, out=start)
+        end[op] = start + compute
+        free[g] = end[op]
+    return float(free.max()) if plan.ops else 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class IterationTime:
+    """One iteration of a placed job on a fabric (see the module docstring).
+
+    Attributes
+    ----------
+    total_s : float
+        ``max(mp_s + allreduce_s, fabric_s)``.
+    compute_s : float
+        The placement's critical path with infinitely fast links.
+    mp_s : float
+        The critical path with the fabric's pair rates.
+    allreduce_s : float
+        The DP ring-AllReduce at the rings' pair rates (0 when l = 1).
+    fabric_s : float
+        The fabric's time to deliver the iteration's traffic.
+    """
+
+    total_s: float
+    compute_s: float
+    mp_s: float
+    allreduce_s: float
+    fabric_s: float
+    plan: Plan
+    fabric: Fabric
+    allocation: Allocation = field(repr=False)
+
+    @property
+    def k(self) -> int:
+        return self.plan.k
+
+    @property
+    def l(self) -> int:
+        return self.plan.l
+
+
+def _check_memory(plan: Plan, memory_bytes: float | None) -> None:
+    if memory_bytes is not None and plan.memory_bytes_per_gpu() > memory_bytes:
+        raise InfeasibleInstance(
+            f"{plan.workload} with k = {plan.k}: a GPU needs "
+            f"{plan.memory_bytes_per_gpu() / 1e9:.1f} GB of training state, more than "
+            f"{memory_bytes / 1e9:.0f} GB")
+
+
+def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
+                   tau_s: float = DEFAULT_TAU_S, gpu_flops: float = DEFAULT_GPU_FLOPS,
+                   memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
+                   seed: int = 0) -> IterationTime:
+    """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
+
+    Parameters
+    ----------
+    workload : Workload or str
+        A workload or the name of one in :data:`~fabricopt.fabrics.workloads.WORKLOADS`.
+    fabric : Fabric
+    gpus, k, l : int
+        GPU count and the model- and data-parallel degrees, ``gpus == k * l``.
+    tau_s, gpu_flops, seed
+        See :func:`place`.
+    memory_bytes : float or None
+        GPU memory; a placement whose fullest GPU holds more training state
+        (16 B per parameter) is infeasible. None skips the check.
+    plan : Plan, optional
+        A placement to reuse (from :func:`place`), e.g. to price one placement on
+        several fabrics; it must be for the same workload, k and l.
+
+    Returns
+    -------
+    IterationTime
+
+    Raises
+    ------
+    InvalidInstance
+        If ``gpus != k*l`` or ``l`` does not divide the global batch.
+    InfeasibleInstance
+        If the job does not fit in memory, or the fabric or placement has no
+        configuration for it.
+    SolverUnavailable
+        If a method the model needs is not registered.
+
+    Examples
+    --------
+    >>> from fabricopt.fabrics.models import ElectFlat
+    >>> t = iteration_time("resnet50", ElectFlat(800.0), gpus=8, k=1, l=8)
+    >>> t.total_s == t.compute_s + t.allreduce_s
+    True
+    """
+    workload = get_workload(workload) if isinstance(workload, str) else workload
+    gpus, k, l = (as_int(n, v, minimum=1) for n, v in (("gpus", gpus), ("k", k), ("l", l)))
+    if gpus != k * l:
+        fail("gpus", gpus, f"must equal k * l = {k} * {l}")
+    if plan is None:
+        plan = place(workload, fabric, k, l, tau_s=tau_s, gpu_flops=gpu_flops, seed=seed,
+                     memory_bytes=memory_bytes)
+    elif (plan.workload, plan.k, plan.l) != (workload.name, k, l):
+        fail("plan", f"{plan.workload} k={plan.k} l={plan.l}",
+             f"is not a placement of {workload.name} with k = {k}, l = {l}")
+    _check_memory(plan, memory_bytes)
+    allocation = fabric.allocate(plan.traffic())
+    compute_s = _critical_path_s(plan, None)
+    mp_s = _critical_path_s(plan, allocation.pair_gbps) if k > 1 else compute_s
+    allreduce_s = allocation.allreduce_s()
+    total = max(mp_s + allreduce_s, allocation.comm_time_s)
+    return IterationTime(total, compute_s, mp_s, allreduce_s, allocation.comm_time_s,
+                         plan, fabric, allocation)
+
+
+def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
+                          max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
+                          gpu_flops: float = DEFAULT_GPU_FLOPS,
+                          memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
+                          extra_plans=(), plan_cache: dict | None = None,
+                          priced: list | None = None) -> IterationTime:
+    """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
+
+    Tries l = 1, 2, 4, ... dividing the GPU count and the global batch, k = gpus / l,
+    and keeps the fastest feasible iteration. ``extra_plans`` are placements found
+    elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
+    shared between calls, keeps every placement made, keyed by what determines it
+    (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
+    ``priced``, a list, receives every feasible :class:`IterationTime` computed.
+
+    Raises
+    ------
+    InfeasibleInstance
+        If no (k, l) is feasible; the message lists why each failed.
+    SolverUnavailable
+        If some k > 1 is tried and the placement kind is not registered.
+
+    Examples
+    --------
+    >>> from fabricopt.fabrics.models import ElectFlat
+    >>> best = search_iteration_time("resnet50", ElectFlat(400.0), 4, k_values=[1])
+    >>> best.k, best.l
+    (1, 4)
+    """
+    workload = get_workload(workload) if isinstance(workload, str) else workload
+    gpus = as_int("gpus", gpus, minimum=1)
+    best, reasons = None, []
+    candidates = []
+    for l in data_parallel_degrees(workload, gpus):
+        k = gpus // l
+        if (k_values is not None and k not in k_values) or (max_k is not None and k > max_k):
+            continue
+        candidates.append((k, l, None))
+    candidates += [(p.k, p.l, p) for p in extra_plans]
+    for k, l, plan in candidates:
+        try:
+            if plan is None and plan_cache is not None:
+                key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
+                    () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
+                                       fabric.per_node_gbps))
+                if key not in plan_cache:
+                    plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
+                                            gpu_flops=gpu_flops, seed=seed,
+                                            memory_bytes=memory_bytes)
+                plan = plan_cache[key]
+            t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
+                               memory_bytes=memory_bytes, plan=plan, seed=seed)
+        except InfeasibleInstance as exc:
+            reasons.append(f"k={k} l={l}: {exc}")
+            continue
+        if priced is not None:
+            priced.append(t)
+        if best is None or t.total_s < best.total_s:
+            best = t
+    if best is None:
+        raise InfeasibleInstance(f"no feasible (k, l) for {workload.name} on {gpus} GPUs of "
+                                 f"{fabric.label}: " + "; ".join(reasons or ["none tried"]))
+    return best

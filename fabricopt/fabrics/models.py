@@ -1,0 +1,628 @@
+"""The target fabrics: what each gives a job's traffic, and what it costs.
+
+Every fabric answers one question for a :class:`~fabricopt.fabrics.traffic.Traffic`:
+:meth:`Fabric.allocate` configures the fabric for it and returns an
+:class:`Allocation` with
+
+- ``comm_time_s``: the time to deliver all of the traffic at once, every pair sending
+  concurrently over the configuration (the fabric's *communication time*);
+- ``pair_gbps``: the rate one transfer i -> j gets on that configuration when it is
+  alone (a circuit's or lightpath's capacity, a host link, a routed path's bottleneck);
+- the ring orders its AllReduce groups use.
+
+Packet-switched fabrics are priced in closed form (a fluid model: rates in
+proportion to the demand, bottleneck = the busiest resource). Optical fabrics are
+configured by the toolkit's own solvers: SiP-OCS by ``circuits``/``exact``, SiP-Ring
+by ``wavelengths``/``mcf`` (or ``greedy``), direct-connect by ``topology``/``topoopt``,
+and the result is checked and scored by the problem kind, never by this module.
+
+Every fabric's communication time is at least the port bound of its per-node
+bandwidth (:func:`~fabricopt.fabrics.traffic.port_bound_s`); :class:`ElectFlat`
+attains it, and no fabric gives one transfer more than its per-node bandwidth.
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.1, §3.3, §4.1 (Elect-Flat,
+   Elect-Cluster, SiP-OCS, SiP-Ring; OCS 10 ms once per job; MRR 25 us every 100 us).
+.. [2] W. Wang et al., "TopoOpt", NSDI 2023, §3, §5 and App. G (direct-connect,
+   host forwarding, Fat-tree cost).
+.. [3] M. Al-Fares et al., "A Scalable, Commodity Data Center Network Architecture",
+   SIGCOMM 2008 (k-ary Fat-tree, ECMP).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from ..problems import instance_from_dict, kinds
+from ..problems.circuits import circuit_counts
+from ..problems._validate import as_float, as_int, fail
+from ..solvers import methods, solve
+from .prices import DEFAULT_PRICES, Prices, fat_tree_counts
+from .traffic import Traffic, as_traffic, port_bound_s, ring_allreduce_bytes, transfer_s
+
+__all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipOcs", "SipRing",
+           "DirectConnect", "cost_matched_fat_tree", "method_available"]
+
+
+@dataclass(frozen=True, eq=False)
+class Allocation:
+    """A fabric configured for one traffic (see the module docstring).
+
+    Attributes
+    ----------
+    traffic : Traffic
+    comm_time_s : float
+        Time to deliver the whole traffic with every pair sending at once.
+    pair_gbps : numpy.ndarray, shape (N, N)
+        Rate of a lone transfer i -> j; 0 where the configuration gives the pair nothing.
+    rings : tuple of (order, share, bytes)
+        The AllReduce rings: node order, share of the group's bytes, the group's bytes.
+    result : Result or None
+        The solver result that configured the fabric, if a solver did.
+    """
+
+    traffic: Traffic
+    comm_time_s: float
+    pair_gbps: np.ndarray
+    rings: tuple = ()
+    result: Any = None
+
+    def allreduce_s(self) -> float:
+        """Time of the data-parallel AllReduces alone: every ring hop carries its share
+        ``share * 2(g-1)/g * bytes`` at the hop's pair rate; rings run concurrently.
+
+        Returns ``inf`` if a ring hop has no capacity.
+        """
+        worst = 0.0
+        for order, share, nbytes in self.rings:
+            per_hop = share * ring_allreduce_bytes(len(order), nbytes)
+            if per_hop <= 0:
+                continue
+            src = np.asarray(order)
+            slowest = float(self.pair_gbps[src, np.roll(src, -1)].min())
+            worst = max(worst, math.inf if slowest <= 0 else transfer_s(per_hop, slowest))
+        return worst
+
+
+def _member_order_rings(traffic: Traffic) -> tuple:
+    return tuple((g.members, 1.0, g.bytes) for g in traffic.allreduce)
+
+
+def _idle(traffic: Traffic) -> Allocation | None:
+    """The allocation of a traffic with nothing to send (no configuration to solve for)."""
+    if traffic.total_matrix().any():
+        return None
+    return Allocation(traffic, 0.0, np.zeros((traffic.nodes, traffic.nodes)),
+                      _member_order_rings(traffic))
+
+
+def method_available(kind: str, method: str) -> bool:
+    """Is ``method`` of problem ``kind`` registered here?
+
+    Examples
+    --------
+    >>> method_available("circuits", "exact"), method_available("circuits", "nope")
+    (True, False)
+    """
+    return kind in kinds() and method in methods(kind)
+
+
+def _solve(fabric: "Fabric", kind: str, method: str, instance: dict, **options):
+    """Solve a fabric's configuration problem; anything but a solution is an error."""
+    if not method_available(kind, method):
+        raise SolverUnavailable(f"{fabric.label} needs method {method!r} of the {kind!r} "
+                                f"problem kind, which is not registered here")
+    result = solve(instance, method, **options)
+    message = result.info.get("message", "")
+    if result.status == "infeasible":
+        raise InfeasibleInstance(f"{fabric.label}: the traffic has no {kind} configuration"
+                                 f"{': ' + message if message else ''}")
+    if result.status not in ("optimal", "feasible") or result.solution is None:
+        raise SolverFailure(f"{fabric.label}: {kind}/{method} ended {result.status}"
+                            f"{': ' + message if message else ''}")
+    return result
+
+
+class Fabric:
+    """Base of the fabric models (see the module docstring)."""
+
+    label: ClassVar[str] = "fabric"
+    #: Placement method the hybrid-parallel search uses on this fabric.
+    placement_method: ClassVar[str] = "unconstrained"
+    #: Reconfiguration paid once per job, not per iteration (s).
+    setup_s: float = 0.0
+
+    @property
+    def per_node_gbps(self) -> float:
+        """What one node can send (and receive) in total, Gbps."""
+        raise NotImplementedError
+
+    def max_peers(self, k: int, l: int) -> int:
+        """Distinct GPUs a GPU may send model-parallel traffic to in a k x l job."""
+        return max(k - 1, 1)
+
+    def allocate(self, traffic) -> Allocation:
+        raise NotImplementedError
+
+    def comm_time(self, traffic) -> float:
+        """Seconds to deliver ``traffic`` (a Traffic or an N x N byte matrix) at once."""
+        return self.allocate(traffic).comm_time_s
+
+    def cost_breakdown(self, nodes: int, prices: Prices = DEFAULT_PRICES) -> dict[str, float]:
+        raise NotImplementedError
+
+    def cost_usd(self, nodes: int, prices: Prices = DEFAULT_PRICES) -> float:
+        """The fabric's $ cost for ``nodes`` endpoints (sum of :meth:`cost_breakdown`)."""
+        return float(sum(self.cost_breakdown(nodes, prices).values()))
+
+    def with_bandwidth(self, per_node_gbps: float) -> "Fabric":
+        """The same fabric scaled to ``per_node_gbps`` per node."""
+        raise NotImplementedError
+
+
+def _check_gbps(name: str, value) -> float:
+    return as_float(name, value, positive=True)
+
+
+@dataclass(frozen=True)
+class ElectFlat(Fabric):
+    """SiP-ML's Elect-Flat: an ideal full-bisection packet switch, ``gbps`` per node.
+
+    Any transfer may use its node's whole port, and any traffic is delivered in
+    the port bound: nothing is faster at equal per-node bandwidth (SiP-ML §4.1). Its
+    cost is that of the full-bisection Fat-tree that approximates it.
+
+    Examples
+    --------
+    >>> ElectFlat(8.0).comm_time([[0, 1e9], [1e9, 0]])
+    1.0
+    """
+
+    gbps: float
+    label: ClassVar[str] = "elect-flat"
+
+    def __post_init__(self):
+        object.__setattr__(self, "gbps", _check_gbps("gbps", self.gbps))
+
+    @property
+    def per_node_gbps(self) -> float:
+        return self.gbps
+
+    def allocate(self, traffic) -> Allocation:
+        t = as_traffic(traffic)
+        rates = np.full((t.nodes, t.nodes), self.gbps)
+        np.fill_diagonal(rates, 0.0)
+        return Allocation(t, port_bound_s(t, self.gbps), rates, _member_order_rings(t))
+
+    def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
+        return FatTree(nodes, self.gbps).cost_breakdown(nodes, prices)
+
+    def with_bandwidth(self, per_node_gbps):
+        return replace(self, gbps=per_node_gbps)
+
+
+def _fluid_time(loads: np.ndarray, capacity_gbps) -> float:
+    """Busiest resource: ``max(8*load/capacity)`` (0 for no load)."""
+    if loads.size == 0:
+        return 0.0
+    return float(np.max(transfer_s(loads, capacity_gbps)))
+
+
+@dataclass(frozen=True)
+class ElectCluster(Fabric):
+    """SiP-ML's Elect-Cluster: servers of ``gpus_per_server`` GPUs on an in-box switch
+    (NVSwitch-like, ``intra_gbps`` per GPU), joined by a full-bisection datacenter
+    fabric giving each *server* ``inter_gbps`` (SiP-ML §4.1: 200 or 400 Gbps).
+
+    GPU i sits in server ``i // gpus_per_server``. Fluid model: a GPU's own traffic
+    (intra and inter) shares its ``intra_gbps``; a server's inter-server traffic shares
+    its NIC's ``inter_gbps``. A lone inter-server transfer gets
+    ``min(inter_gbps, intra_gbps)``.
+
+    Examples
+    --------
+    >>> f = ElectCluster(800.0, 8.0, gpus_per_server=2)
+    >>> f.comm_time([[0, 1e9, 0], [0, 0, 1e9], [0, 0, 0]])
+    1.0
+    """
+
+    intra_gbps: float
+    inter_gbps: float
+    gpus_per_server: int = 8
+    label: ClassVar[str] = "elect-cluster"
+
+    def __post_init__(self):
+        object.__setattr__(self, "intra_gbps", _check_gbps("intra_gbps", self.intra_gbps))
+        object.__setattr__(self, "inter_gbps", _check_gbps("inter_gbps", self.inter_gbps))
+        object.__setattr__(self, "gpus_per_server",
+                           as_int("gpus_per_server", self.gpus_per_server, minimum=1))
+
+    @property
+    def per_node_gbps(self) -> float:
+        return self.intra_gbps
+
+    def servers(self, nodes: int) -> np.ndarray:
+        """Server index of each GPU."""
+        return np.arange(nodes) // self.gpus_per_server
+
+    def allocate(self, traffic) -> Allocation:
+        t = as_traffic(traffic)
+        total = t.total_matrix()
+        server = self.servers(t.nodes)
+        same = server[:, None] == server[None, :]
+        inter = np.where(same, 0.0, total)
+        nic_out = np.bincount(server, weights=inter.sum(axis=1))
+        nic_in = np.bincount(server, weights=inter.sum(axis=0))
+        time = max(port_bound_s(t, self.intra_gbps),
+                   _fluid_time(np.concatenate([nic_out, nic_in]), self.inter_gbps))
+        rates = np.where(same, self.intra_gbps, min(self.inter_gbps, self.intra_gbps))
+        np.fill_diagonal(rates, 0.0)
+        return Allocation(t, time, rates, _member_order_rings(t))
+
+    def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
+        servers = -(-nodes // self.gpus_per_server)
+        inter = FatTree(servers, self.inter_gbps).cost_breakdown(servers, prices)
+        out = {"nvswitch_ports": nodes * prices.per_gbps("nvswitch_port_per_100g", self.intra_gbps)}
+        out.update({f"inter_{k}": v for k, v in inter.items()})
+        return out
+
+    def with_bandwidth(self, per_node_gbps):
+        return replace(self, intra_gbps=per_node_gbps)
+
+
+def _fat_tree_radix(hosts: int) -> int:
+    """The smallest even k whose full-bisection k-ary Fat-tree holds ``hosts`` (k^3/4)."""
+    k = 2
+    while k ** 3 // 4 < hosts:
+        k += 2
+    return k
+
+
+@dataclass(frozen=True)
+class FatTree(Fabric):
+    """A three-tier Fat-tree of ``hosts`` hosts, ``link_gbps`` host links, ECMP routing.
+
+    Hosts ``i // hosts_per_edge`` share an edge (ToR) switch; the edge's uplinks carry
+    ``hosts_per_edge * link_gbps / oversubscription``, and the aggregation and core
+    layers above are full-bisection for that uplink capacity (oversubscription at the
+    edge, as is usual). ``hosts_per_edge`` defaults to k/2 for the smallest k-ary
+    Fat-tree that holds the hosts.
+
+    ECMP is fluid: every flow splits evenly over all its equal-cost paths. Then a
+    flow leaving an edge splits evenly over the edge's uplinks and, by the symmetry of
+    the tree, over every layer above, so the load on an uplink (downlink) of edge e
+    is the bytes leaving (entering) e over the number of uplinks; above the edge,
+    the pod's capacity is the sum of its edges' and can never be the bottleneck.
+    The communication time is therefore the busiest of the host links and the edge
+    up/down capacities. With oversubscription 1 this is exactly the port bound:
+    a full-bisection Fat-tree under fluid ECMP equals :class:`ElectFlat`.
+
+    Examples
+    --------
+    >>> FatTree(16, 8.0).hosts_per_edge
+    2
+    >>> FatTree(4, 8.0, oversubscription=2.0, hosts_per_edge=2).comm_time(
+    ...     [[0, 0, 1e9, 0], [0, 0, 0, 1e9], [0, 0, 0, 0], [0, 0, 0, 0]])
+    2.0
+    """
+
+    hosts: int
+    link_gbps: float
+    oversubscription: float = 1.0
+    hosts_per_edge: int | None = None
+    label: ClassVar[str] = "fat-tree"
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "hosts", as_int("hosts", self.hosts, minimum=1))
+        set_(self, "link_gbps", _check_gbps("link_gbps", self.link_gbps))
+        set_(self, "oversubscription", as_float("oversubscription", self.oversubscription,
+                                                minimum=1.0))
+        h = (_fat_tree_radix(self.hosts) // 2 if self.hosts_per_edge is None
+             else as_int("hosts_per_edge", self.hosts_per_edge, minimum=1))
+        set_(self, "hosts_per_edge", h)
+
+    @property
+    def per_node_gbps(self) -> float:
+        return self.link_gbps
+
+    def allocate(self, traffic) -> Allocation:
+        t = as_traffic(traffic)
+        if t.nodes > self.hosts:
+            fail("traffic_bytes", f"{t.nodes} x {t.nodes}", f"has more nodes than the "
+                                                            f"Fat-tree's {self.hosts} hosts")
+        total = t.total_matrix()
+        edge = np.arange(t.nodes) // self.hosts_per_edge
+        local = edge[:, None] == edge[None, :]
+        leaving = np.where(local, 0.0, total)
+        up = np.bincount(edge, weights=leaving.sum(axis=1))
+        down = np.bincount(edge, weights=leaving.sum(axis=0))
+        edge_gbps = self.hosts_per_edge * self.link_gbps / self.oversubscription
+        time = max(port_bound_s(t, self.link_gbps),
+                   _fluid_time(np.concatenate([up, down]), edge_gbps))
+        rates = np.full((t.nodes, t.nodes), min(self.link_gbps, edge_gbps))
+        rates[local] = self.link_gbps
+        np.fill_diagonal(rates, 0.0)
+        return Allocation(t, time, rates, _member_order_rings(t))
+
+    def cost_breakdown(self, nodes=None, prices=DEFAULT_PRICES):
+        """Switch ports, transceivers (two per link), one NIC port per host, one fiber per link."""
+        c = fat_tree_counts(self.hosts, self.oversubscription)
+        links = c["host_links"] + c["switch_links"]
+        return {"switch_ports": c["switch_ports"] * prices.per_gbps("switch_port_per_100g",
+                                                                    self.link_gbps),
+                "transceivers": 2 * links * prices.per_gbps("transceiver_per_100g",
+                                                            self.link_gbps),
+                "nics": c["host_links"] * prices.per_gbps("nic_port_per_100g", self.link_gbps),
+                "fibers": links * prices.fiber}
+
+    def with_bandwidth(self, per_node_gbps):
+        return replace(self, link_gbps=per_node_gbps)
+
+
+def cost_matched_fat_tree(target_usd: float, hosts: int, oversubscription: float = 1.0,
+                          prices: Prices = DEFAULT_PRICES) -> FatTree:
+    """The Fat-tree of ``hosts`` hosts whose $ cost equals ``target_usd``.
+
+    The cost is affine in the link speed (fibers are fixed, the rest scales), so the
+    matching ``link_gbps`` is solved in closed form.
+
+    Raises
+    ------
+    InvalidInstance
+        If ``target_usd`` does not even pay for the fibers.
+
+    Examples
+    --------
+    >>> f = cost_matched_fat_tree(FatTree(128, 100.0).cost_usd(128), 128)
+    >>> round(f.link_gbps, 6)
+    100.0
+    """
+    target = as_float("target_usd", target_usd, positive=True)
+    fixed = FatTree(hosts, 1.0, oversubscription).cost_breakdown(hosts, prices)["fibers"]
+    per_gbps = (FatTree(hosts, 1.0, oversubscription).cost_usd(hosts, prices) - fixed)
+    if target <= fixed or per_gbps <= 0:
+        fail("target_usd", target, f"does not exceed the Fat-tree's fixed cost {fixed:.0f}")
+    return FatTree(hosts, (target - fixed) / per_gbps, oversubscription)
+
+
+@dataclass(frozen=True)
+class SipOcs(Fabric):
+    """SiP-OCS: each GPU has one port on each of ``switches`` optical circuit switches,
+    ``gbps / switches`` per circuit, configured once per job (SiP-ML §3.1, §3.3).
+
+    The circuits come from ``fabricopt.solve(circuits instance, method)`` on the job's
+    whole per-iteration traffic (AllReduce rings in member order): the assignment
+    that minimizes the longest transfer. ``reconfig_s`` (10 ms) is paid once per job.
+    Degree-limited placement keeps one circuit for the data-parallel ring.
+
+    Examples
+    --------
+    >>> f = SipOcs(switches=2, gbps=16.0)
+    >>> a = f.allocate([[0, 1e9], [1e9, 0]])
+    >>> a.comm_time_s, float(a.pair_gbps[0, 1])
+    (0.5, 16.0)
+    """
+
+    switches: int
+    gbps: float
+    reconfig_s: float = 10e-3
+    method: str = "exact"
+    label: ClassVar[str] = "sip-ocs"
+    placement_method: ClassVar[str] = "sipml"
+
+    def __post_init__(self):
+        object.__setattr__(self, "switches", as_int("switches", self.switches, minimum=1))
+        object.__setattr__(self, "gbps", _check_gbps("gbps", self.gbps))
+        object.__setattr__(self, "reconfig_s", as_float("reconfig_s", self.reconfig_s, minimum=0.0))
+
+    @property
+    def per_node_gbps(self) -> float:
+        return self.gbps
+
+    @property
+    def setup_s(self) -> float:
+        return self.reconfig_s
+
+    @property
+    def circuit_gbps(self) -> float:
+        return self.gbps / self.switches
+
+    def max_peers(self, k, l):
+        return max(1, min(k - 1, self.switches - (1 if l > 1 else 0)))
+
+    def instance(self, traffic) -> dict:
+        """The ``circuits`` instance (DESIGN.md §5.2) of ``traffic``."""
+        t = as_traffic(traffic)
+        return {"problem": "circuits", "switches": self.switches,
+                "circuit_gbps": self.circuit_gbps, "traffic_bytes": t.total_matrix().tolist()}
+
+    def allocate(self, traffic) -> Allocation:
+        t = as_traffic(traffic)
+        if (idle := _idle(t)) is not None:
+            return idle
+        instance = instance_from_dict(self.instance(t))
+        result = _solve(self, "circuits", self.method, instance)
+        counts = circuit_counts(instance, result.solution)
+        return Allocation(t, result.objective, counts * self.circuit_gbps,
+                          _member_order_rings(t), result)
+
+    def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
+        ports = nodes * self.switches
+        return {"ocs_ports": ports * prices.ocs_port,
+                "sip_interfaces": nodes * prices.per_gbps("sip_interface_per_100g", self.gbps),
+                "fibers": ports * prices.fiber}
+
+    def with_bandwidth(self, per_node_gbps):
+        return replace(self, gbps=per_node_gbps)
+
+
+@dataclass(frozen=True)
+class SipRing(Fabric):
+    """SiP-Ring: GPUs on two counter-rotating fiber rings, ``wavelengths`` per GPU at
+    ``wavelength_gbps`` each, lightpaths of at most ``max_hops`` hops (SiP-ML §3.1, A.1).
+
+    Lightpaths come from ``fabricopt.solve(wavelengths instance, method)`` on the
+    job's per-iteration traffic (AllReduce rings in member order around GPU
+    index order). The ring is retuned every ``interval_s`` and each retuning stalls it
+    ``reconfig_s`` (MRRs: 25 us every 100 us), so it carries data a fraction
+    ``interval_s / (interval_s + reconfig_s)`` of the time; every rate is scaled by it.
+    Our simplification: one schedule for the whole iteration's traffic (SiP-ML
+    re-estimates it every 100 us).
+
+    Raises (from :meth:`allocate`)
+    ------------------------------
+    InfeasibleInstance
+        If a demanded pair is farther than ``max_hops`` both ways round.
+    """
+
+    wavelengths: int
+    wavelength_gbps: float = 25.0
+    max_hops: int = 16
+    reconfig_s: float = 25e-6
+    interval_s: float = 100e-6
+    method: str = "mcf"
+    label: ClassVar[str] = "sip-ring"
+    placement_method: ClassVar[str] = "sipml"
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "wavelengths", as_int("wavelengths", self.wavelengths, minimum=1))
+        set_(self, "wavelength_gbps", _check_gbps("wavelength_gbps", self.wavelength_gbps))
+        set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1))
+        set_(self, "reconfig_s", as_float("reconfig_s", self.reconfig_s, minimum=0.0))
+        set_(self, "interval_s", as_float("interval_s", self.interval_s, positive=True))
+
+    @property
+    def per_node_gbps(self) -> float:
+        return self.wavelengths * self.wavelength_gbps
+
+    @property
+    def duty_cycle(self) -> float:
+        """Fraction of time the ring carries data between retunings."""
+        return self.interval_s / (self.interval_s + self.reconfig_s)
+
+    def max_peers(self, k, l):
+        return max(1, min(k - 1, min(self.max_hops, self.wavelengths) - (1 if l > 1 else 0)))
+
+    def instance(self, traffic) -> dict:
+        """The ``wavelengths`` instance (DESIGN.md §5.3) of ``traffic`` (``max_hops`` capped
+        at N - 1: no lightpath round a ring of N nodes is longer)."""
+        t = as_traffic(traffic)
+        return {"problem": "wavelengths", "nodes": t.nodes, "wavelengths": self.wavelengths,
+                "wavelength_gbps": self.wavelength_gbps,
+                "max_hops": max(1, min(self.max_hops, t.nodes - 1)),
+                "traffic_bytes": t.total_matrix().tolist()}
+
+    def _check_reach(self, total: np.ndarray) -> None:
+        n = total.shape[0]
+        i, j = np.nonzero(total)
+        hops = np.minimum((j - i) % n, (i - j) % n)
+        far = np.flatnonzero(hops > self.max_hops)
+        if len(far):
+            a, b = int(i[far[0]]), int(j[far[0]])
+            raise InfeasibleInstance(f"{self.label}: GPUs {a} and {b} are {int(hops[far[0]])} "
+                                     f"hops apart both ways round, beyond max_hops = "
+                                     f"{self.max_hops}")
+
+    def allocate(self, traffic) -> Allocation:
+        t = as_traffic(traffic)
+        if (idle := _idle(t)) is not None:
+            return idle
+        self._check_reach(t.total_matrix())
+        result = _solve(self, "wavelengths", self.method, self.instance(t))
+        counts = np.zeros((t.nodes, t.nodes))
+        for path in result.solution.to_dict()["lightpaths"]:
+            counts[path["src"], path["dst"]] += 1
+        duty = self.duty_cycle
+        return Allocation(t, result.objective / duty, counts * self.wavelength_gbps * duty,
+                          _member_order_rings(t), result)
+
+    def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
+        return {"sip_interfaces": nodes * prices.per_gbps("sip_interface_per_100g",
+                                                          self.per_node_gbps),
+                "fibers": 2 * nodes * prices.fiber}
+
+    def with_bandwidth(self, per_node_gbps):
+        return replace(self, wavelengths=max(1, round(per_node_gbps / self.wavelength_gbps)))
+
+
+@dataclass(frozen=True)
+class DirectConnect(Fabric):
+    """TopoOpt's direct-connect fabric: each server has ``degree`` interfaces of
+    ``link_gbps``, patched into a topology chosen for the job, with host forwarding.
+
+    Topology, AllReduce ring orders and routes come from ``fabricopt.solve(topology
+    instance, method)`` (DESIGN.md §5.4): model-parallel bytes as ``traffic_bytes``,
+    data-parallel rings as mutable ``allreduce`` groups. A lone transfer's rate is the
+    bottleneck of its routed paths, each scaled by its fraction.
+
+    Cost (TopoOpt App. G): n*d NIC ports and transceivers, 2*n*d patch-panel ports and
+    fibers for look-ahead reconfiguration, and n*d 1x2 look-ahead switches.
+    """
+
+    degree: int
+    link_gbps: float
+    method: str = "topoopt"
+    label: ClassVar[str] = "direct-connect"
+    placement_method: ClassVar[str] = "sipml"
+
+    def __post_init__(self):
+        object.__setattr__(self, "degree", as_int("degree", self.degree, minimum=1))
+        object.__setattr__(self, "link_gbps", _check_gbps("link_gbps", self.link_gbps))
+
+    @property
+    def per_node_gbps(self) -> float:
+        return self.degree * self.link_gbps
+
+    def max_peers(self, k, l):
+        # A bidirectional data-parallel ring takes two interfaces.
+        return max(1, min(k - 1, self.degree - (2 if l > 1 else 0)))
+
+    def instance(self, traffic) -> dict:
+        """The ``topology`` instance (DESIGN.md §5.4) of ``traffic``."""
+        t = as_traffic(traffic)
+        return {"problem": "topology", "servers": t.nodes, "degree": self.degree,
+                "link_gbps": self.link_gbps,
+                "allreduce": [g.to_dict() for g in t.allreduce],
+                "traffic_bytes": t.matrix_bytes.tolist()}
+
+    def allocate(self, traffic) -> Allocation:
+        t = as_traffic(traffic)
+        if (idle := _idle(t)) is not None:
+            return idle
+        result = _solve(self, "topology", self.method, self.instance(t))
+        sol = result.solution.to_dict()
+        capacity = np.zeros((t.nodes, t.nodes))
+        for i, j, count in sol["links"]:
+            capacity[i, j] += count * self.link_gbps
+            capacity[j, i] += count * self.link_gbps
+        rates = np.zeros((t.nodes, t.nodes))
+        for route in sol["routes"]:
+            rate = math.inf
+            for path in route["paths"]:
+                if path["fraction"] > 0:
+                    nodes = path["nodes"]
+                    bottleneck = min(capacity[a, b] for a, b in zip(nodes, nodes[1:]))
+                    rate = min(rate, bottleneck / path["fraction"])
+            rates[route["src"], route["dst"]] = 0.0 if math.isinf(rate) else rate
+        rings = tuple((tuple(r["order"]), float(r["share"]), t.allreduce[r["group"]].bytes)
+                      for r in sol["rings"])
+        return Allocation(t, result.objective, rates, rings, result)
+
+    def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
+        ports = nodes * self.degree
+        return {"nics": ports * prices.per_gbps("nic_port_per_100g", self.link_gbps),
+                "transceivers": ports * prices.per_gbps("transceiver_per_100g", self.link_gbps),
+                "patch_panel_ports": 2 * ports * prices.patch_panel_port,
+                "lookahead_switches": ports * prices.lookahead_switch,
+                "fibers": 2 * ports * prices.fiber}
+
+    def with_bandwidth(self, per_node_gbps):
+        return replace(self, link_gbps=per_node_gbps / self.degree)

@@ -1,0 +1,174 @@
+"""The iteration-time model: exact cases, Elect-Flat's dominance, monotonicity in
+bandwidth, memory, and the placement hand-off."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
+from fabricopt.fabrics.iteration import (iteration_time, place, placement_instance,
+                                         plan_from_placement, search_iteration_time)
+from fabricopt.fabrics.models import (ElectCluster, ElectFlat, FatTree, SipOcs,
+                                      method_available)
+from fabricopt.fabrics.workloads import DEFAULT_GPU_FLOPS, Workload
+from fabricopt.problems.opgraph import OpGraph
+
+HAS_PLACEMENT = method_available("placement", "sipml") and method_available("placement",
+                                                                            "unconstrained")
+needs_placement = pytest.mark.skipif(not HAS_PLACEMENT, reason="placement/sipml is not registered yet")
+
+
+def toy_graph(batch, gpu_flops=DEFAULT_GPU_FLOPS):
+    """A diamond a -> (b, c) -> d whose compute grows with the batch."""
+    ops = [{"id": x, "compute_s": batch * 1e-4 * w, "params_bytes": p}
+           for x, w, p in (("a", 1, 4e6), ("b", 3, 8e6), ("c", 2, 2e6), ("d", 1, 1e6))]
+    edges = [{"src": s, "dst": d, "bytes": batch * 1e5} for s, d in
+             (("a", "b"), ("a", "c"), ("b", "d"), ("c", "d"))]
+    return OpGraph(ops, edges)
+
+
+TOY = Workload("toy", toy_graph, 64, "a diamond")
+
+
+def test_pure_data_parallel_is_compute_plus_ring_allreduce():
+    t = iteration_time(TOY, ElectFlat(100.0), gpus=8, k=1, l=8)
+    graph = toy_graph(8)
+    ring = 2 * 7 / 8 * graph.total_params_bytes
+    assert t.compute_s == pytest.approx(graph.total_compute_s)
+    assert t.allreduce_s == pytest.approx(8 * ring / 100e9)
+    assert t.total_s == pytest.approx(t.compute_s + t.allreduce_s)
+    assert t.fabric_s == pytest.approx(t.allreduce_s)          # Elect-Flat: the port bound
+    solo = iteration_time(TOY, ElectFlat(100.0), gpus=1, k=1, l=1)
+    assert solo.allreduce_s == 0.0 and solo.total_s == pytest.approx(toy_graph(64).total_compute_s)
+
+
+def test_elect_cluster_ring_crosses_the_server_nic():
+    t = iteration_time(TOY, ElectCluster(1000.0, 100.0, gpus_per_server=4), gpus=8, k=1, l=8)
+    ring = 2 * 7 / 8 * toy_graph(8).total_params_bytes
+    assert t.allreduce_s == pytest.approx(8 * ring / 100e9)    # hops 3->4 and 7->0 leave a server
+
+
+def test_critical_path_with_pair_rates_by_hand():
+    graph = OpGraph([{"id": "a", "compute_s": 1.0, "params_bytes": 0.0},
+                     {"id": "b", "compute_s": 1.0, "params_bytes": 0.0}],
+                    [{"src": "a", "dst": "b", "bytes": 1e9}])
+    inst = {"gpus": 2, "ops": [{"id": "a", "compute_s": 1.0}, {"id": "b", "compute_s": 1.0}],
+            "deps": [{"src": "a", "dst": "b", "bytes": 1e9}]}
+    plan = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 0, "b": 1},
+                                                       "start_s": {"a": 0.0, "b": 2.0}})
+    t = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None)
+    assert (t.compute_s, t.mp_s, t.allreduce_s, t.fabric_s, t.total_s) == (2.0, 3.0, 0.0, 1.0, 3.0)
+    same = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 1, "b": 1},
+                                                       "start_s": {"a": 0.0, "b": 1.0}})
+    assert iteration_time(TOY, ElectFlat(8.0), 2, 2, 1, plan=same).total_s == 2.0
+    assert (plan.peers(), same.peers()) == (1, 0)
+    assert plan.fits(SipOcs(1, 8.0)) and same.fits(SipOcs(1, 8.0))
+
+
+@st.composite
+def random_plans(draw):
+    """A random placement of the toy diamond's two-way split on k GPUs, l groups."""
+    k = draw(st.integers(2, 4))
+    l = draw(st.sampled_from([1, 2, 4]))
+    graph = toy_graph(64 // l)
+    ops, deps = [], []
+    for op in graph.ops:
+        for part in range(2):
+            ops.append({"id": f"{op.id}{part}", "compute_s": op.compute_s / 2, "group": op.id})
+    for e in graph.edges:
+        for p, q in ((0, 0), (1, 1)):
+            deps.append({"src": f"{e.src}{p}", "dst": f"{e.dst}{q}", "bytes": e.bytes / 2})
+    gpu = {op["id"]: draw(st.integers(0, k - 1)) for op in ops}
+    rank = {x: i for i, x in enumerate(graph.topological_order())}
+    start = {op["id"]: float(rank[op["group"]]) for op in ops}
+    inst = {"gpus": k, "ops": ops, "deps": deps}
+    return plan_from_placement(TOY, graph, l, inst, {"gpu": gpu, "start_s": start})
+
+
+def fabrics_at(b, n):
+    return [ElectCluster(b, b / 2, gpus_per_server=2), ElectCluster(b, 4 * b),
+            FatTree(n, b), FatTree(n, b, 2.0, hosts_per_edge=2), SipOcs(8, b)]
+
+
+@settings(max_examples=40)
+@given(random_plans(), st.sampled_from([10.0, 100.0, 1000.0]))
+def test_elect_flat_is_never_slower_at_equal_bandwidth(plan, b):
+    flat = iteration_time(TOY, ElectFlat(b), plan.gpus, plan.k, plan.l, plan=plan).total_s
+    for fabric in fabrics_at(b, plan.gpus):
+        t = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan)
+        assert flat <= t.total_s * (1 + 1e-12), fabric
+
+
+@settings(max_examples=40)
+@given(random_plans())
+def test_iteration_time_never_rises_as_bandwidth_rises(plan):
+    for make in (ElectFlat, lambda b: ElectCluster(b, 200.0, 2), lambda b: FatTree(plan.gpus, b, 4.0, 2),
+                 lambda b: SipOcs(8, b)):
+        times = [iteration_time(TOY, make(b), plan.gpus, plan.k, plan.l, plan=plan).total_s
+                 for b in (25.0, 50.0, 100.0, 400.0, 1600.0)]
+        assert all(x >= y * (1 - 1e-12) for x, y in zip(times, times[1:])), times
+
+
+def test_memory_limits_the_model_parallel_degree():
+    big = Workload("big", lambda batch, gpu_flops=DEFAULT_GPU_FLOPS: OpGraph(
+        [{"id": "w", "compute_s": 1.0, "params_bytes": 20e9}]), 8, "10 B parameters")
+    with pytest.raises(InfeasibleInstance, match=r"big with k = 1: split evenly .* 160.0 GB"):
+        iteration_time(big, ElectFlat(100.0), gpus=8, k=1, l=8)
+    assert iteration_time(big, ElectFlat(100.0), 8, 1, 8, memory_bytes=None).total_s > 1.0
+    with pytest.raises(InfeasibleInstance, match=r"no feasible \(k, l\) for big on 8 GPUs"):
+        search_iteration_time(big, ElectFlat(100.0), 8, k_values=[1])
+
+
+def test_search_keeps_the_fastest_and_uses_extra_plans():
+    best = search_iteration_time(TOY, ElectFlat(100.0), 8, k_values=[1])
+    assert (best.k, best.l) == (1, 8)
+    cache = {}
+    again = search_iteration_time(TOY, ElectFlat(100.0), 8, k_values=[1], plan_cache=cache,
+                                  extra_plans=[best.plan])
+    assert again.total_s == best.total_s and len(cache) == 1
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: iteration_time(TOY, ElectFlat(1.0), gpus=8, k=2, l=2), r"gpus = 8: must equal k \* l = 2 \* 2"),
+    (lambda: iteration_time(TOY, ElectFlat(1.0), gpus=3, k=1, l=3), r"l = 3: must divide the global batch 64"),
+    (lambda: iteration_time("nope", ElectFlat(1.0), gpus=1, k=1, l=1), r"workload = 'nope': unknown"),
+])
+def test_bad_job_shapes_name_the_field(call, message):
+    with pytest.raises(InvalidInstance, match=message):
+        call()
+
+
+def test_a_plan_for_another_job_is_refused():
+    plan = place(TOY, ElectFlat(1.0), 1, 2)
+    with pytest.raises(InvalidInstance, match=r"plan = 'toy k=1 l=2': is not a placement of toy with k = 1, l = 4"):
+        iteration_time(TOY, ElectFlat(1.0), 4, 1, 4, plan=plan)
+
+
+@pytest.mark.skipif(HAS_PLACEMENT, reason="the placement kind is registered")
+def test_model_parallelism_without_the_placement_kind_is_unavailable():
+    with pytest.raises(SolverUnavailable, match=r"placing k = 2 needs method 'unconstrained'"):
+        iteration_time(TOY, ElectFlat(100.0), gpus=4, k=2, l=2)
+
+
+@needs_placement
+def test_placement_instance_is_the_balanced_graph():
+    inst = placement_instance(toy_graph(8), 4, tau_s=1e-4, max_peers=2, link_gbps=50.0)
+    assert (inst["problem"], inst["gpus"], inst["max_peers"], inst["link_gbps"]) == (
+        "placement", 4, 2, 50.0)
+    # every op of the graph is split into sub-ops that carry its compute
+    total = sum(op["compute_s"] for op in inst["ops"])
+    assert total == pytest.approx(toy_graph(8).total_compute_s)
+
+
+@needs_placement
+@pytest.mark.parametrize("fabric", [ElectFlat(400.0), SipOcs(3, 400.0)])
+def test_placed_jobs_respect_the_fabric_degree(fabric):
+    plan = place(TOY, fabric, 4, 2, tau_s=1e-4)
+    assert plan.method == fabric.placement_method and plan.result.status in ("optimal", "feasible")
+    peers = (plan.mp_bytes > 0).sum(axis=1).max()
+    assert peers <= fabric.max_peers(4, 2)
+    assert plan.params_bytes.sum() == pytest.approx(toy_graph(32).total_params_bytes)
+    t = iteration_time(TOY, fabric, 8, 4, 2, plan=plan)
+    flat = iteration_time(TOY, ElectFlat(400.0), 8, 4, 2, plan=plan)
+    assert flat.total_s <= t.total_s * (1 + 1e-12)
+    assert t.compute_s <= t.mp_s <= t.total_s

@@ -1,0 +1,244 @@
+"""Fabric models: the port bound, Elect-Flat's dominance, fluid ECMP against an explicit
+Fat-tree, the optical fabrics against their problem kinds, and the cost counts."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import fabricopt
+from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
+from fabricopt.fabrics.models import (DirectConnect, ElectCluster, ElectFlat, FatTree, SipOcs,
+                                      SipRing, cost_matched_fat_tree, method_available)
+from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
+from fabricopt.fabrics.traffic import Traffic, port_bound_s
+
+HAS_MCF = method_available("wavelengths", "mcf")
+HAS_TOPOOPT = method_available("topology", "topoopt")
+needs_mcf = pytest.mark.skipif(not HAS_MCF, reason="wavelengths/mcf is not registered yet")
+needs_topoopt = pytest.mark.skipif(not HAS_TOPOOPT, reason="topology/topoopt is not registered yet")
+
+
+@st.composite
+def traffics(draw, min_n=2, max_n=8, even=False, rings=True):
+    n = draw(st.integers(min_n, max_n))
+    if even:
+        n += n % 2
+    cells = draw(st.lists(st.one_of(st.just(0.0), st.floats(1e3, 1e9)), min_size=n * n,
+                          max_size=n * n))
+    m = np.array(cells).reshape(n, n)
+    np.fill_diagonal(m, 0.0)
+    groups = []
+    if rings and n >= 2 and draw(st.booleans()):
+        members = draw(st.permutations(range(n)))[:draw(st.integers(2, n))]
+        # whole bytes: circuits/exact overflows int64 on ratios like 1e3 / 1e-20 bytes
+        groups.append({"members": list(members), "bytes": float(draw(st.integers(0, 10**9)))})
+    return Traffic(m, groups)
+
+
+def available_fabrics(b, n):
+    """Every fabric at per-node bandwidth b that can carry any traffic on n nodes."""
+    out = [ElectFlat(b), ElectCluster(b, b / 4, gpus_per_server=2), ElectCluster(b, 3 * b, 4),
+           FatTree(n, b), FatTree(n, b, oversubscription=2.0, hosts_per_edge=2),
+           SipOcs(n, b), SipOcs(n, b, method="greedy")]
+    if HAS_MCF:
+        out.append(SipRing(n, b / n, max_hops=n))   # n transceivers: any traffic fits
+    if HAS_TOPOOPT and n % 2 == 0 and n >= 4:
+        out.append(DirectConnect(2, b / 2))
+    return out
+
+
+@settings(max_examples=30)
+@given(traffics(), st.sampled_from([25.0, 400.0]))
+def test_no_fabric_beats_the_port_bound_and_elect_flat_attains_it(traffic, b):
+    bound = port_bound_s(traffic, b)
+    assert ElectFlat(b).comm_time(traffic) == pytest.approx(bound, rel=1e-12)
+    for fabric in available_fabrics(b, traffic.nodes):
+        assert fabric.per_node_gbps == pytest.approx(b)
+        assert fabric.comm_time(traffic) >= bound * (1 - 1e-9), fabric
+
+
+@settings(max_examples=30)
+@given(traffics(), st.sampled_from([25.0, 400.0]))
+def test_no_lone_transfer_beats_elect_flat(traffic, b):
+    flat = ElectFlat(b).allocate(traffic).pair_gbps
+    for fabric in available_fabrics(b, traffic.nodes):
+        rates = fabric.allocate(traffic).pair_gbps
+        assert np.all(rates <= flat * (1 + 1e-9)), fabric
+
+
+@given(st.integers(2, 40).flatmap(lambda n: st.permutations(range(n))), st.floats(1e3, 1e10),
+       st.sampled_from([1.0, 2.0, 8.0]))
+def test_full_bisection_fat_tree_equals_elect_flat_on_permutations(perm, nbytes, h):
+    n = len(perm)
+    m = np.zeros((n, n))
+    for i, j in enumerate(perm):
+        if i != j:
+            m[i, j] = nbytes
+    tree = FatTree(n, 100.0, hosts_per_edge=int(h))
+    assert tree.comm_time(m) == pytest.approx(ElectFlat(100.0).comm_time(m), rel=1e-12)
+
+
+def explicit_clos(pods, edges, hosts, aggs, cores):
+    """A three-tier Clos: ``aggs`` per pod (each linked to every edge of its pod), core
+    group a of ``cores`` switches linked to agg a of every pod; host id = edge*hosts + i."""
+    g = nx.Graph()
+    for p, e, i in itertools.product(range(pods), range(edges), range(hosts)):
+        g.add_edge(("h", (p * edges + e) * hosts + i), ("e", p, e))
+    for p, e, a in itertools.product(range(pods), range(edges), range(aggs)):
+        g.add_edge(("e", p, e), ("a", p, a))
+    for p, a, c in itertools.product(range(pods), range(aggs), range(cores)):
+        g.add_edge(("a", p, a), ("c", a, c))
+    return g
+
+
+def ecmp_time(graph, m, gbps):
+    """Split every flow evenly over all its shortest paths; the busiest directed link."""
+    load = {}
+    for s, t in zip(*np.nonzero(m)):
+        paths = list(nx.all_shortest_paths(graph, ("h", int(s)), ("h", int(t))))
+        for path in paths:
+            for u, v in zip(path, path[1:]):
+                load[(u, v)] = load.get((u, v), 0.0) + m[s, t] / len(paths)
+    return max(8 * x / (gbps * 1e9) for x in load.values()) if load else 0.0
+
+
+@settings(max_examples=15)
+@given(st.sampled_from([(2, 2, 2, 2), (2, 2, 2, 1), (3, 2, 2, 1), (2, 3, 3, 3), (2, 2, 4, 2)]),
+       st.data())
+def test_fluid_ecmp_formula_matches_an_explicit_clos(shape, data):
+    pods, edges, hosts, aggs = shape
+    n = pods * edges * hosts
+    m = data.draw(traffics(min_n=n, max_n=n, rings=False)).matrix_bytes
+    graph = explicit_clos(pods, edges, hosts, aggs, cores=edges)
+    tree = FatTree(n, 10.0, oversubscription=hosts / aggs, hosts_per_edge=hosts)
+    assert tree.comm_time(m) == pytest.approx(ecmp_time(graph, m, 10.0), rel=1e-9)
+
+
+def test_elect_cluster_server_nic_and_in_box_switch():
+    f = ElectCluster(800.0, 100.0, gpus_per_server=4)
+    m = np.zeros((8, 8))
+    m[0, 1] = m[0, 2] = 1e9                     # in the box: GPU 0's port at 800 Gbps
+    assert f.comm_time(m) == pytest.approx(16 / 800)
+    m[1, 5] = m[2, 6] = 1e9                     # server 0's NIC sends 2 GB at 100 Gbps
+    assert f.comm_time(m) == pytest.approx(16 / 100)
+    rates = f.allocate(m).pair_gbps
+    assert rates[0, 1] == 800.0 and rates[1, 5] == 100.0 and rates[0, 0] == 0.0
+
+
+def test_sip_ocs_is_the_circuits_problem():
+    rng = np.random.default_rng(4)
+    inst = fabricopt.generate("circuits", seed=4, gpus=10, switches=4)
+    f = SipOcs(4, 4 * inst.circuit_gbps)
+    a = f.allocate(inst.traffic_bytes)
+    assert a.comm_time_s == fabricopt.solve(inst, "exact").objective
+    counts = a.pair_gbps / inst.circuit_gbps
+    assert np.allclose(counts, np.round(counts)) and counts.sum(axis=1).max() <= 4
+    perm = np.zeros((6, 6))
+    perm[np.arange(6), rng.permutation(np.roll(np.arange(6), 1))] = 1e9
+    np.fill_diagonal(perm, 0)
+    assert SipOcs(3, 24.0).comm_time(perm) == pytest.approx(ElectFlat(24.0).comm_time(perm))
+    star = np.zeros((5, 5))
+    star[0, 1:] = 1.0                            # GPU 0 talks to 4 GPUs with 2 ports
+    with pytest.raises(InfeasibleInstance, match="sip-ocs: the traffic has no circuits"):
+        SipOcs(2, 10.0).allocate(star)
+    assert SipOcs(2, 10.0).max_peers(k=8, l=4) == 1 and SipOcs(16, 1.0).max_peers(k=4, l=1) == 3
+
+
+def test_sip_ring_reach_and_unknown_method():
+    m = np.zeros((10, 10))
+    m[0, 5] = 1.0                                 # 5 hops both ways round
+    with pytest.raises(InfeasibleInstance, match="GPUs 0 and 5 are 5 hops apart"):
+        SipRing(4, max_hops=4).allocate(m)
+    m[0, 5], m[0, 2] = 0.0, 1.0
+    with pytest.raises(SolverUnavailable, match="needs method 'nope' of the 'wavelengths'"):
+        SipRing(4, max_hops=4, method="nope").allocate(m)
+    assert SipRing(8).duty_cycle == pytest.approx(0.8)
+    assert SipRing(4).with_bandwidth(1000.0).wavelengths == 40
+
+
+@needs_mcf
+def test_sip_ring_is_the_wavelengths_problem_with_the_duty_cycle():
+    m = np.zeros((8, 8))
+    m[0, 1], m[3, 1], m[5, 7] = 1e9, 2e9, 5e8
+    f = SipRing(4, 25.0, max_hops=4)
+    a = f.allocate(m)
+    result = fabricopt.solve(f.instance(m), "mcf")
+    assert a.comm_time_s == pytest.approx(result.objective / f.duty_cycle)
+    assert a.pair_gbps.sum(axis=1).max() <= 4 * 25.0 * f.duty_cycle + 1e-9
+
+
+@needs_topoopt
+def test_direct_connect_is_the_topology_problem():
+    t = Traffic(np.where(np.eye(8) > 0, 0.0, 1e6), [{"members": list(range(8)), "bytes": 4e9}])
+    f = DirectConnect(4, 100.0)
+    a = f.allocate(t)
+    assert a.comm_time_s == fabricopt.solve(f.instance(t), "topoopt").objective
+    assert a.comm_time_s >= port_bound_s(t, 400.0) * (1 - 1e-9)
+    assert sum(share for _, share, _ in a.rings) == pytest.approx(1.0)
+    assert 0 < a.allreduce_s() < float("inf")
+
+
+def test_fat_tree_counts_follow_topoopt_appendix_g():
+    c = fat_tree_counts(128)
+    assert c["switch_ports"] / 8 == 80 == 5 * 8 ** 2 / 4       # k = 8: 80 switches of 8 ports
+    assert FatTree(128, 100.0).hosts_per_edge == 4 and FatTree(1024, 1.0).hosts_per_edge == 8
+    cost = FatTree(128, 100.0).cost_breakdown(128)
+    p = DEFAULT_PRICES
+    assert cost["switch_ports"] == 640 * p.switch_port_per_100g
+    assert cost["transceivers"] == 2 * (128 + 256) * p.transceiver_per_100g
+    assert FatTree(128, 200.0).cost_usd(128) > FatTree(128, 100.0).cost_usd(128)
+    assert FatTree(128, 100.0, 2.0).cost_usd(128) < FatTree(128, 100.0).cost_usd(128)
+
+
+def test_direct_connect_cost_counts():
+    cost = DirectConnect(4, 100.0).cost_breakdown(128)
+    p = DEFAULT_PRICES
+    assert cost["nics"] == 128 * 4 * p.nic_port_per_100g
+    assert cost["patch_panel_ports"] == 2 * 128 * 4 * p.patch_panel_port
+    assert cost["lookahead_switches"] == 128 * 4 * p.lookahead_switch
+
+
+def test_optical_switch_ports_do_not_scale_with_bandwidth():
+    slow, fast = SipOcs(16, 400.0).cost_breakdown(64), SipOcs(16, 4000.0).cost_breakdown(64)
+    assert slow["ocs_ports"] == fast["ocs_ports"] == 64 * 16 * DEFAULT_PRICES.ocs_port
+    assert fast["sip_interfaces"] == 10 * slow["sip_interfaces"]
+    assert ElectFlat(100.0).cost_usd(128) == FatTree(128, 100.0).cost_usd(128)
+    free = Prices(**{name: 0.0 for name in Prices.__dataclass_fields__})
+    assert ElectCluster(800.0, 400.0).cost_usd(64, free) == 0.0
+
+
+@given(st.floats(1e4, 1e8), st.sampled_from([16, 128, 1000]))
+def test_cost_matched_fat_tree_costs_the_target(target, hosts):
+    fixed = FatTree(hosts, 1.0).cost_breakdown(hosts)["fibers"]
+    if target <= fixed:
+        with pytest.raises(InvalidInstance, match="does not exceed the Fat-tree's fixed cost"):
+            cost_matched_fat_tree(target, hosts)
+    else:
+        assert cost_matched_fat_tree(target, hosts).cost_usd(hosts) == pytest.approx(target)
+
+
+@pytest.mark.parametrize("fabric", [ElectFlat(100.0), ElectCluster(100.0, 50.0), FatTree(64, 100.0),
+                                    SipOcs(4, 100.0), SipRing(4), DirectConnect(4, 25.0)])
+def test_with_bandwidth_scales_the_per_node_bandwidth(fabric):
+    assert fabric.with_bandwidth(800.0).per_node_gbps == pytest.approx(800.0)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: ElectFlat(0), r"gbps = 0.0: must be > 0"),
+    (lambda: ElectCluster(10.0, -1.0), r"inter_gbps = -1.0: must be > 0"),
+    (lambda: ElectCluster(10.0, 1.0, gpus_per_server=0), r"gpus_per_server = 0: must be >= 1"),
+    (lambda: FatTree(0, 1.0), r"hosts = 0: must be >= 1"),
+    (lambda: FatTree(8, 1.0, oversubscription=0.5), r"oversubscription = 0.5: must be >= 1"),
+    (lambda: FatTree(2, 1.0).comm_time(np.zeros((3, 3))), r"has more nodes than the Fat-tree's 2 hosts"),
+    (lambda: SipOcs(0, 1.0), r"switches = 0: must be >= 1"),
+    (lambda: SipRing(0), r"wavelengths = 0: must be >= 1"),
+    (lambda: SipRing(2, interval_s=0), r"interval_s = 0.0: must be > 0"),
+    (lambda: DirectConnect(4, "fast"), r"link_gbps = 'fast': must be a number"),
+    (lambda: Prices(ocs_port=-1), r"ocs_port = -1.0: must be >= 0"),
+])
+def test_bad_parameters_name_the_field(make, message):
+    with pytest.raises(InvalidInstance, match=message):
+        make()

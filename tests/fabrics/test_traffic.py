@@ -1,0 +1,69 @@
+"""Traffic: validation, ring AllReduce volumes, port bound, hybrid MP x DP structure."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from fabricopt import InvalidInstance
+from fabricopt.fabrics.traffic import (Traffic, dp_groups, hybrid_traffic, mp_traffic,
+                                       params_per_gpu, port_bound_s, ring_allreduce_bytes)
+from fabricopt.problems.opgraph import OpGraph
+
+
+@pytest.mark.parametrize("matrix, groups, message", [
+    ([[0, -1], [0, 0]], (), r"traffic_bytes\[0\]\[1\] = -1.0: must be finite and >= 0"),
+    ([[0, float("nan")], [0, 0]], (), r"traffic_bytes\[0\]\[1\] = nan"),
+    ([[3, 0], [0, 0]], (), r"traffic_bytes\[0\]\[0\] = 3.0: the diagonal must be 0"),
+    ([[0, 1, 2]], (), r"must be a non-empty square matrix"),
+    ([[0, 1], [1, 0]], [{"members": [0, 2], "bytes": 1}], r"allreduce\[0\].members\[1\] = 2: must be <= 1"),
+    ([[0, 1], [1, 0]], [{"members": [0, 0], "bytes": 1}], r"allreduce\[0\].members = \[0, 0\]: repeat a node"),
+    ([[0, 1], [1, 0]], [{"members": [1], "bytes": 1}], r"at least 2 nodes"),
+    ([[0, 1], [1, 0]], [{"members": [0, 1], "bytes": -1}], r"allreduce\[0\].bytes = -1.0: must be >= 0"),
+])
+def test_bad_traffic_names_the_field(matrix, groups, message):
+    with pytest.raises(InvalidInstance, match=message):
+        Traffic(matrix, groups)
+
+
+@given(st.integers(2, 9), st.floats(0, 1e12))
+def test_ring_allreduce_sends_two_g_minus_one_over_g(g, nbytes):
+    t = Traffic(np.zeros((g, g)), [{"members": list(range(g))[::-1], "bytes": nbytes}])
+    ring = t.ring_matrix()
+    # every member sends to exactly one successor, in member order (reversed here)
+    for i in range(g):
+        assert ring[i, (i - 1) % g] == pytest.approx(2 * (g - 1) / g * nbytes)
+    assert ring.sum() == pytest.approx(2 * (g - 1) * nbytes)
+
+
+def test_port_bound_takes_the_busier_direction():
+    m = np.zeros((3, 3))
+    m[1, 0] = m[2, 0] = 1e9        # GPU 0 receives 2 GB
+    assert port_bound_s(m, 8.0) == 2.0
+    assert port_bound_s(m.T, 8.0) == 2.0
+
+
+def test_hybrid_traffic_replicates_mp_and_rings_each_position():
+    mp = np.array([[0, 5, 0], [0, 0, 7], [1, 0, 0]], dtype=float)
+    t = hybrid_traffic(mp, [4.0, 0.0, 2.0], k=3, l=4)
+    assert t.nodes == 12
+    for m in range(4):
+        block = slice(3 * m, 3 * m + 3)
+        assert np.array_equal(t.matrix_bytes[block, block], mp)
+    assert t.matrix_bytes.sum() == 4 * mp.sum()
+    assert [(g.members, g.bytes) for g in t.allreduce] == [((0, 3, 6, 9), 4.0), ((2, 5, 8, 11), 2.0)]
+    assert dp_groups([4.0], 1, 1) == []          # no data parallelism, no ring
+
+
+def test_mp_traffic_and_params_from_a_placement():
+    graph = OpGraph([{"id": "a", "compute_s": 1, "params_bytes": 12},
+                     {"id": "b", "compute_s": 1, "params_bytes": 4}],
+                    [{"src": "a", "dst": "b", "bytes": 6}])
+    inst = {"gpus": 3, "ops": [{"id": "a0", "group": "a"}, {"id": "a1", "group": "a"},
+                               {"id": "a2", "group": "a"}, {"id": "b"}],
+            "deps": [{"src": "a0", "dst": "b", "bytes": 2}, {"src": "a1", "dst": "b", "bytes": 2},
+                     {"src": "a2", "dst": "b", "bytes": 2}]}
+    gpu = {"a0": 0, "a1": 1, "a2": 2, "b": 1}
+    assert mp_traffic(inst, gpu).tolist() == [[0, 2, 0], [0, 0, 0], [0, 2, 0]]
+    assert params_per_gpu(graph, inst, gpu).tolist() == [4.0, 8.0, 4.0]
+    with pytest.raises(InvalidInstance, match=r"ops.group = 'zz': names no op"):
+        params_per_gpu(graph, {"gpus": 1, "ops": [{"id": "x", "group": "zz"}]}, {"x": 0})
