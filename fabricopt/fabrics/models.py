@@ -32,6 +32,8 @@ References
 
 from __future__ import annotations
 
+import abc
+
 import math
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -129,7 +131,7 @@ def _solve(fabric: "Fabric", kind: str, method: str, instance: dict, **options):
     return result
 
 
-class Fabric:
+class Fabric(abc.ABC):
     """Base of the fabric models (see the module docstring)."""
 
     label: ClassVar[str] = "fabric"
@@ -139,31 +141,33 @@ class Fabric:
     setup_s: float = 0.0
 
     @property
+    @abc.abstractmethod
     def per_node_gbps(self) -> float:
         """What one node can send (and receive) in total, Gbps."""
-        raise NotImplementedError
 
     def max_peers(self, k: int, l: int) -> int:
         """Distinct GPUs a GPU may send model-parallel traffic to in a k x l job."""
         return max(k - 1, 1)
 
+    @abc.abstractmethod
     def allocate(self, traffic) -> Allocation:
-        raise NotImplementedError
+        """The per-pair rates the fabric gives ``traffic`` and its delivery time."""
 
     def comm_time(self, traffic) -> float:
         """Seconds to deliver ``traffic`` (a Traffic or an N x N byte matrix) at once."""
         return self.allocate(traffic).comm_time_s
 
+    @abc.abstractmethod
     def cost_breakdown(self, nodes: int, prices: Prices = DEFAULT_PRICES) -> dict[str, float]:
-        raise NotImplementedError
+        """$ per component (switches, transceivers, NICs, ...) for ``nodes`` endpoints."""
 
     def cost_usd(self, nodes: int, prices: Prices = DEFAULT_PRICES) -> float:
         """The fabric's $ cost for ``nodes`` endpoints (sum of :meth:`cost_breakdown`)."""
         return float(sum(self.cost_breakdown(nodes, prices).values()))
 
+    @abc.abstractmethod
     def with_bandwidth(self, per_node_gbps: float) -> "Fabric":
         """The same fabric scaled to ``per_node_gbps`` per node."""
-        raise NotImplementedError
 
 
 def _check_gbps(name: str, value) -> float:
