@@ -41,9 +41,10 @@ def require_feasible(instance: CircuitsInstance) -> None:
                                      f"{q} ports (switches = {q})")
 
 
-def _counts_for(traffic: np.ndarray, demanded: np.ndarray, bytes_per_circuit: float) -> np.ndarray:
+def _counts_for(traffic: np.ndarray, demanded: np.ndarray, bytes_per_circuit: float,
+                switches: int) -> np.ndarray:
     counts = np.zeros(traffic.shape, dtype=np.int64)
-    counts[demanded] = links_needed(traffic[demanded], bytes_per_circuit)
+    counts[demanded] = links_needed(traffic[demanded], bytes_per_circuit, switches)
     return counts
 
 
@@ -68,11 +69,11 @@ def exact_counts(instance: CircuitsInstance) -> np.ndarray:
     if not demanded.any():
         return np.zeros(traffic.shape, dtype=np.int64)
     def feasible(u: float) -> bool:
-        c = _counts_for(traffic, demanded, u)
+        c = _counts_for(traffic, demanded, u, q)
         return c.sum(axis=1).max() <= q and c.sum(axis=0).max() <= q
 
     # u = max T (one circuit each) is feasible: require_feasible passed.
-    return _counts_for(traffic, demanded, smallest_feasible_load(traffic[demanded], q, feasible))
+    return _counts_for(traffic, demanded, smallest_feasible_load(traffic[demanded], q, feasible), q)
 
 
 def greedy_counts(instance: CircuitsInstance) -> np.ndarray:

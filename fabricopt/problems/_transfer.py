@@ -40,10 +40,20 @@ def unserved_pair(traffic: np.ndarray, counts: np.ndarray) -> tuple[int, int] | 
     return (int(missing[0][0]), int(missing[0][1])) if len(missing) else None
 
 
-def links_needed(sizes: np.ndarray, load: float) -> np.ndarray:
-    """Links each transfer needs so that no link carries more than ``load`` bytes (>= 1)."""
+def links_needed(sizes: np.ndarray, load: float, most: int) -> np.ndarray:
+    """Links each transfer needs so that no link carries more than ``load`` bytes (>= 1).
+
+    A transfer can never get more than ``most`` links, so counts are capped at
+    ``most + 1`` (still "too many"): sizes spanning 20 orders of magnitude would
+    otherwise overflow int64 and come back as garbage.
+
+    Examples
+    --------
+    >>> links_needed(np.array([1e3, 3e-20]), 3e-20, most=4)
+    array([5, 1])
+    """
     needed = np.ceil(np.asarray(sizes, float) / load * (1 - _CEIL_RTOL))
-    return np.maximum(1, needed).astype(np.int64)
+    return np.clip(needed, 1, most + 1).astype(np.int64)
 
 
 def smallest_feasible_load(sizes: np.ndarray, most: int,

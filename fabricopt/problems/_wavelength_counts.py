@@ -179,7 +179,7 @@ def count_bound(instance: WavelengthsInstance) -> float:
     shortest = _shortest(instance)
 
     def feasible(u: float) -> bool:
-        return _violation(instance, links_needed(size, u), shortest) is None
+        return _violation(instance, links_needed(size, u, instance.wavelengths), shortest) is None
 
     # One lightpath each (u = max T) is feasible: infeasibility() found no violation.
     w = instance.wavelengths

@@ -84,3 +84,12 @@ def test_exact_gives_heavier_pairs_more_circuits():
     inst = CircuitsInstance(4, 100.0, [[0, 3e6, 1e6], [0, 0, 0], [0, 0, 0]])
     c = exact_counts(inst)
     assert c[0, 1] == 3 and c[0, 2] == 1
+
+
+def test_exact_survives_sizes_spanning_twenty_orders_of_magnitude():
+    inst = CircuitsInstance(2, 100.0, [[0, 1e3, 3e-20], [0, 0, 0], [0, 0, 0]])
+    sol = exact(inst)
+    assert check(inst, sol)
+    # GPU 0's two ports go one to each peer: 1e3 bytes over one 100 Gbps circuit
+    assert evaluate(inst, sol) == pytest.approx(8e3 / 100e9, rel=1e-12)
+    assert evaluate(inst, sol) == pytest.approx(brute_force_optimum(inst), rel=1e-12)

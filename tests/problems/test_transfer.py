@@ -43,9 +43,16 @@ def test_max_transfer_time_and_unserved_pair_by_loops(case, gbps):
 def test_links_needed_is_the_fewest_links_within_the_load(sizes, load):
     # Exact rationals: the fewest m >= 1 with T / m <= load.
     want = [max(1, math.ceil(Fraction(t, load))) for t in sizes]
-    got = links_needed(np.array(sizes, float), float(load))
+    got = links_needed(np.array(sizes, float), float(load), most=10**7)
     assert got.tolist() == want and got.dtype == np.int64
     assert all(Fraction(t, int(m)) <= load for t, m in zip(sizes, got))
+    capped = links_needed(np.array(sizes, float), float(load), most=3)
+    assert capped.tolist() == [min(m, 4) for m in want]
+
+
+def test_links_needed_does_not_overflow_on_huge_ratios():
+    # 1e3 / 3e-20 links would overflow int64; anything above `most` is just "too many".
+    assert links_needed(np.array([1e3, 3e-20]), 3e-20, most=16).tolist() == [17, 1]
 
 
 @given(st.lists(st.integers(1, 1000), min_size=1, max_size=5), st.integers(1, 6), st.data())
