@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,24 @@ COLUMNS = (
 _JSON = ("sizes", "info", "versions")
 
 
+def _enable_wal(db: sqlite3.Connection, timeout_s: float) -> None:
+    """Switch to WAL journaling, retrying while another sweep is doing the same.
+
+    Changing the journal mode of a new database takes an exclusive lock, and SQLite
+    answers "database is locked" at once, without waiting on its busy timeout, when two
+    sweeps open the same fresh database together.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 class Store:
     """A results database.
 
@@ -73,7 +92,7 @@ class Store:
         self.path = path
         self._db = sqlite3.connect(str(path), timeout=120.0)
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _enable_wal(self._db, timeout_s=120.0)
         self._db.execute("PRAGMA synchronous=NORMAL")
         cols = ",\n  ".join(f"{name} {sql}" for name, sql in COLUMNS)
         with self._db:

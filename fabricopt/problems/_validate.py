@@ -72,7 +72,10 @@ def as_float(field: str, value: Any, *, minimum: float | None = None,
     """A finite real number, optionally bounded."""
     if isinstance(value, bool) or not isinstance(value, Real):
         fail(field, value, "must be a number", error)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer beyond the float range
+        fail(field, value, "must be finite", error)
     if not math.isfinite(value):
         fail(field, value, "must be finite", error)
     if positive and value <= 0:
@@ -106,7 +109,10 @@ def as_matrix(field: str, value: Any, size: int, *, zero_diagonal: bool = True,
     A traffic matrix's diagonal must be 0: a GPU never sends over the fabric to itself.
     """
     rows = as_list(field, value, length=size, error=error)
-    out = []
+    fast = _fast_matrix(rows, size, zero_diagonal)
+    if fast is not None:
+        return fast
+    out = []  # the slow path names the first bad cell
     for i, row in enumerate(rows):
         row = as_list(f"{field}[{i}]", row, length=size, error=error)
         cells = []
@@ -117,6 +123,28 @@ def as_matrix(field: str, value: Any, size: int, *, zero_diagonal: bool = True,
             cells.append(x)
         out.append(tuple(cells))
     return tuple(out)
+
+
+_PLAIN_NUMBERS = (float, int)
+
+
+def _fast_matrix(rows: list, size: int, zero_diagonal: bool):
+    """The validated matrix by numpy when every cell is a plain valid number, else None.
+
+    Validating 1024 x 1024 cells one by one takes ~0.7 s; this takes ~0.05 s. Any doubt
+    (another type, a bad value) returns None and the cell-by-cell path reports it.
+    """
+    if not all(isinstance(row, (list, tuple)) and len(row) == size for row in rows):
+        return None
+    if not all(type(x) in _PLAIN_NUMBERS for row in rows for x in row):
+        return None  # bools, strings, numpy scalars, None: let the slow path judge
+    try:
+        a = np.array(rows, dtype=float).reshape(size, size)
+    except (ValueError, OverflowError):
+        return None
+    if not np.isfinite(a).all() or (a < 0).any() or (zero_diagonal and np.diag(a).any()):
+        return None
+    return tuple(map(tuple, a.tolist()))
 
 
 def matrix_array(matrix: tuple[tuple[float, ...], ...]) -> np.ndarray:
