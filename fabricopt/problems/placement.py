@@ -418,21 +418,22 @@ def heads_and_tails(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray
 
 
 def lower_bound(instance: PlacementInstance) -> float:
-    """A valid lower bound on the optimal makespan: the longer of the critical path
-    without transfers and the total compute spread evenly over all GPUs.
+    """A valid lower bound on the optimal makespan: the largest of the bounds of
+    :mod:`fabricopt.problems.placement_bounds` (critical path, load, degree fan,
+    interval load, energetic), as a :class:`~fabricopt.problems.NamedBound` whose
+    ``source`` names the one that gave it.
 
     Examples
     --------
     >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0), SubOp("c", 3.0)],
     ...                          [Dep("a", "b", 0)])
-    >>> lower_bound(inst)
-    3.0
+    >>> b = lower_bound(inst)
+    >>> float(b), b.source
+    (3.0, 'critical-path')
     """
-    if instance.size == 0:
-        return 0.0
-    head, _ = heads_and_tails(instance)
-    critical = float((head + instance.compute).max())
-    return max(critical, float(instance.compute.sum()) / instance.gpus)
+    from .placement_bounds import lower_bound as strongest
+
+    return strongest(instance)
 
 
 def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
