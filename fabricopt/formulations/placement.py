@@ -34,7 +34,8 @@ from __future__ import annotations
 import pulp
 
 from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
-                                  heads_and_tails, lower_bound, schedule)
+                                  lower_bound, schedule)
+from ..problems.placement_bounds import fan_heads_and_tails
 from ._model import MilpModel, new_problem
 
 __all__ = ["build", "unordered_pairs"]
@@ -106,7 +107,7 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
                          f"or 'weak'")
     n, k = instance.size, instance.gpus
     compute = instance.compute
-    head, tail = heads_and_tails(instance)
+    head, tail = fan_heads_and_tails(instance)   # valid in every feasible schedule
     lower = lower_bound(instance)
     horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
     horizon = max(horizon, lower) * (1 + _UB_SLACK)

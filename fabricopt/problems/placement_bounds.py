@@ -39,6 +39,8 @@ __all__ = ["fan_time", "fan_heads_and_tails", "critical_path_bound", "load_bound
 # the candidate sets are thinned (any subset of intervals gives a valid bound) to keep it
 # near this many multiply-adds.
 _INTERVAL_WORK = 4_000_000
+# Where lower_bound keeps an instance's default bound (methods and solve both ask for it).
+_CACHE = "_placement_lower_bound"
 # Bisection steps of the energetic bound (each halves the bracket's width).
 _ENERGETIC_STEPS = 18
 
@@ -361,4 +363,10 @@ def lower_bound(instance, *, energetic: bool | None = None) -> NamedBound:
     >>> float(b), b.source
     (3.0, 'critical-path')
     """
-    return NamedBound.best(bounds(instance, energetic=energetic), sense="min")
+    cacheable = energetic is None   # instances are frozen: their default bound never changes
+    if cacheable and _CACHE in instance.__dict__:
+        return instance.__dict__[_CACHE]
+    out = NamedBound.best(bounds(instance, energetic=energetic), sense="min")
+    if cacheable:
+        instance.__dict__[_CACHE] = out
+    return out

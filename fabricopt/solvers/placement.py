@@ -1,9 +1,10 @@
 """Methods of the ``placement`` kind: ``milp``, ``sipml``, ``sipml-ls``, ``unconstrained``,
 ``round-robin``.
 
-Every heuristic reports the lower bound of :func:`fabricopt.problems.placement.lower_bound`
-(critical path, total compute / gpus), so its result has a gap even where the MILP
-cannot finish. The MILP is warm-started from the best heuristic answer and never
+Every heuristic reports the bound of :func:`.placement_bounds.heuristic_bound` (the
+largest of the fast bounds of :mod:`fabricopt.problems.placement_bounds` and, on small
+instances, the MILP's LP relaxation and dual bound), named in ``info["bound_source"]``,
+so its result has a gap even where the MILP cannot finish. The MILP is warm-started from the best heuristic answer and never
 returns anything worse.
 """
 
@@ -15,30 +16,41 @@ from functools import partial
 from ..formulations import placement as formulation
 from ..heuristics import placement as ours
 from ..heuristics import sipml as paper
-from ..problems.placement import PlacementInstance, evaluate, lower_bound
+from ..problems.placement import PlacementInstance, evaluate
 from .milp import milp_method
+from .placement_bounds import heuristic_bound
 from .registry import register_method
 from .result import SolverOutput
 
 __all__ = ["sipml", "sipml_ls", "unconstrained", "round_robin", "milp"]
 
 
-def _heuristic(solution, instance: PlacementInstance, info: dict | None = None) -> SolverOutput:
-    return SolverOutput(solution, "feasible", lower_bound(instance), dict(info or {}))
+def _heuristic(solution, instance: PlacementInstance, info: dict | None = None, *,
+               bound_milp_s: float | None = None, time_limit=None) -> SolverOutput:
+    bound = heuristic_bound(instance, solution, milp_s=bound_milp_s, time_limit=time_limit)
+    return SolverOutput(solution, "feasible", bound,
+                        {**(info or {}), "bound_source": bound.source})
 
 
-def sipml(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
-    """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation."""
+def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
+          bound_milp_s=None) -> SolverOutput:
+    """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation.
+
+    ``bound_milp_s``: seconds the MILP may spend on a bound beside the answer (see
+    ``heuristic_bound``; default 2 s on instances of at most 16 ops, else 0).
+    """
     solution, info = paper.sipml(instance)
-    return _heuristic(solution, instance, info)
+    return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
+                      time_limit=time_limit)
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
-             restarts: int = 20) -> SolverOutput:
+             restarts: int = 20, bound_milp_s=None) -> SolverOutput:
     """Ours: sipml, then iterated local search (moves and swaps under the true degree limit).
 
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
-    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``).
+    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``);
+    ``bound_milp_s`` as in ``sipml``.
     """
     began = time.perf_counter()
     start, start_info = paper.sipml(instance)
@@ -47,24 +59,30 @@ def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
     solution, info = ours.local_search(instance, gpu, seed=seed, max_evals=max_evals,
                                        restarts=restarts, time_limit=time_limit)
-    return _heuristic(solution, instance, {**info, "sipml": start_info})
+    return _heuristic(solution, instance, {**info, "sipml": start_info},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit)
 
 
-def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
+def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0,
+                  bound_milp_s=None) -> SolverOutput:
     """Baseline: Algorithm 1 without the window (electrical) on the GPUs that can all talk."""
     return _heuristic(paper.unconstrained(instance), instance,
-                      {"gpus_used": paper.degree_safe_gpus(instance)})
+                      {"gpus_used": paper.degree_safe_gpus(instance)},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit)
 
 
-def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
+def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0,
+                bound_milp_s=None) -> SolverOutput:
     """Baseline: ops in topological order dealt in turn to the GPUs that can all talk."""
     return _heuristic(ours.round_robin(instance), instance,
-                      {"gpus_used": paper.degree_safe_gpus(instance)})
+                      {"gpus_used": paper.degree_safe_gpus(instance)},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit)
 
 
 def _best_heuristic(instance: PlacementInstance, seed: int, time_limit: float | None):
     """The best answer of the heuristics (``sipml-ls`` is never worse than ``sipml``)."""
-    candidates = {"sipml-ls": sipml_ls(instance, seed=seed, time_limit=time_limit).solution,
+    candidates = {"sipml-ls": sipml_ls(instance, seed=seed, time_limit=time_limit,
+                                       bound_milp_s=0).solution,
                   "unconstrained": paper.unconstrained(instance),
                   "round-robin": ours.round_robin(instance)}
     name = min(candidates, key=lambda m: evaluate(instance, candidates[m]))

@@ -127,8 +127,11 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         return result("error", info=info, runtime=runtime)
 
     bound = out.bound
+    if bound is not None:  # the method's own bound; a NamedBound names its argument
+        info.setdefault("bound_source", getattr(bound, "source", record.name))
+        bound = float(bound)
     if kind.bound is not None and out.status != "infeasible":
-        bound = _tighter(kind.sense, bound, kind.bound(instance))
+        bound = _kind_bound(kind, instance, bound, info)
 
     if solution is None:
         if out.status in ("optimal", "feasible"):
@@ -163,7 +166,20 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
             bound = objective
     if status == "optimal":
         bound = objective  # a proof of optimality is the tightest bound
+        info["bound_source"] = "optimal"
     return result(status, solution, objective, bound, info, runtime)
+
+
+def _kind_bound(kind, instance, bound: float | None, info: dict) -> float | None:
+    """The tighter of the method's bound and the kind's; ``info["bound_source"]`` names
+    the winner (a kind's :class:`~fabricopt.problems.NamedBound` names its argument)."""
+    theirs = kind.bound(instance)
+    if theirs is None:
+        return bound
+    if bound is None or _tighter(kind.sense, bound, theirs) != bound:
+        info["bound_source"] = getattr(theirs, "source", f"{kind.name} bound")
+        return float(theirs)
+    return bound
 
 
 def _tighter(sense: str, a: float | None, b: float | None) -> float | None:
