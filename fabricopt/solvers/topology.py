@@ -2,7 +2,10 @@
 ``ocs-reconfig``.
 
 Every method reports the bytes-weighted mean hop count of its answer (TopoOpt's
-bandwidth tax) as ``info["mean_hops"]``; ``solve`` adds the kind's cheap lower bound.
+bandwidth tax) as ``info["mean_hops"]``. The heuristics report the bound of
+:func:`.topology_bounds.heuristic_bound` (port load or volume and, up to
+``MAX_RELAXATION_SERVERS`` servers or with ``flow_relaxation=True``, the LP relaxation),
+named in ``info["bound_source"]``.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from ..problems.topology import TopologyInstance, mean_hops
 from .milp import milp_method
 from .registry import register_method
 from .result import SolverOutput
+from .topology_bounds import heuristic_bound
 
 
 def _output(instance: TopologyInstance, solution, status: str = "feasible", bound=None,
@@ -24,28 +28,43 @@ def _output(instance: TopologyInstance, solution, status: str = "feasible", boun
     return SolverOutput(solution, status, bound, info)
 
 
+def _heuristic(instance: TopologyInstance, solution, flow_relaxation) -> SolverOutput:
+    if flow_relaxation is not None and not isinstance(flow_relaxation, bool):
+        raise ValueError(f"flow_relaxation = {flow_relaxation!r}: must be true or false")
+    bound = heuristic_bound(instance, relaxation=flow_relaxation)
+    return _output(instance, solution, bound=bound, info={"bound_source": bound.source})
+
+
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
-            paths=4) -> SolverOutput:
-    """TopoOpt's TopologyFinder: TotientPerms rings, MP matchings, CoinChangeMod routes."""
-    return _output(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
-                                            paths=paths))
+            paths=4, flow_relaxation=None) -> SolverOutput:
+    """TopoOpt's TopologyFinder: TotientPerms rings, MP matchings, CoinChangeMod routes.
+
+    ``flow_relaxation``: also solve the LP relaxation for the bound (default: up to
+    ``MAX_RELAXATION_SERVERS`` servers).
+    """
+    return _heuristic(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
+                                               paths=paths), flow_relaxation)
 
 
-def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4) -> SolverOutput:
+def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4,
+         flow_relaxation=None) -> SolverOutput:
     """Baseline: degree/2 parallel bidirectional rings 0, 1, ..., n-1."""
-    return _output(instance, baselines.ring(instance, seed=seed, paths=paths))
+    return _heuristic(instance, baselines.ring(instance, seed=seed, paths=paths),
+                      flow_relaxation)
 
 
 def random_regular(instance: TopologyInstance, *, time_limit=None, seed=0,
-                   paths=4) -> SolverOutput:
+                   paths=4, flow_relaxation=None) -> SolverOutput:
     """Baseline: a random connected degree-regular multigraph, shortest-path routes."""
-    return _output(instance, baselines.random_regular(instance, seed=seed, paths=paths))
+    return _heuristic(instance, baselines.random_regular(instance, seed=seed, paths=paths),
+                      flow_relaxation)
 
 
 def ocs_reconfig(instance: TopologyInstance, *, time_limit=None, seed=0,
-                 paths=4) -> SolverOutput:
+                 paths=4, flow_relaxation=None) -> SolverOutput:
     """Baseline: TopoOpt's OCS-reconfig demand greedy with halving utility."""
-    return _output(instance, baselines.ocs_reconfig(instance, seed=seed, paths=paths))
+    return _heuristic(instance, baselines.ocs_reconfig(instance, seed=seed, paths=paths),
+                      flow_relaxation)
 
 
 _milp = milp_method(formulation.build, warm_start_from=finder.topoopt)
