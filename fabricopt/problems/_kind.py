@@ -102,6 +102,8 @@ class ProblemKind:
         ``bound(instance) -> float``: a cheap valid bound on the optimum (lower when
         minimizing, upper when maximizing) that every result of this kind may use; a
         :class:`NamedBound` also says which argument gave it.
+    bound_name : str
+        What ``info["bound_source"]`` calls ``bound`` when it returns a plain float.
     size : callable or None
         ``size(instance) -> int``: a single size figure for reports (e.g. GPUs, ops).
     """
@@ -118,6 +120,7 @@ class ProblemKind:
     bound: Callable[[Any], float] | None = None
     size: Callable[[Any], int] | None = None
     doc: str = field(default="", compare=False)
+    bound_name: str = field(default="", compare=False)
 
 
 _KINDS: dict[str, ProblemKind] = {}

@@ -246,5 +246,6 @@ KIND = register_kind(ProblemKind(
     instance_type=CircuitsInstance, solution_type=CircuitsSolution,
     instance_from_dict=CircuitsInstance.from_dict, solution_from_dict=CircuitsSolution.from_dict,
     check=check, evaluate=evaluate, generate=generate, bound=port_load_bound,
+    bound_name="port-load",
     size=lambda inst: inst.gpus, doc="SiP-OCS circuit assignment (min max transfer time)",
 ))

@@ -439,5 +439,6 @@ KIND = register_kind(ProblemKind(
     instance_from_dict=WavelengthsInstance.from_dict,
     solution_from_dict=WavelengthsSolution.from_dict,
     check=check, evaluate=evaluate, generate=generate, bound=count_bound,
+    bound_name="count-relaxation",
     size=lambda inst: inst.nodes, doc="SiP-Ring wavelength scheduling (min max transfer time)",
 ))

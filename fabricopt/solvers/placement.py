@@ -4,8 +4,8 @@
 Every heuristic reports the bound of :func:`.placement_bounds.heuristic_bound` (the
 largest of the fast bounds of :mod:`fabricopt.problems.placement_bounds` and, on small
 instances, the MILP's LP relaxation and dual bound), named in ``info["bound_source"]``,
-so its result has a gap even where the MILP cannot finish. The MILP is warm-started from the best heuristic answer and never
-returns anything worse.
+so its result has a gap even where the MILP cannot finish. The MILP is warm-started
+from the best heuristic answer and never returns anything worse.
 """
 
 from __future__ import annotations

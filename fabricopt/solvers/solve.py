@@ -177,7 +177,7 @@ def _kind_bound(kind, instance, bound: float | None, info: dict) -> float | None
     if theirs is None:
         return bound
     if bound is None or _tighter(kind.sense, bound, theirs) != bound:
-        info["bound_source"] = getattr(theirs, "source", f"{kind.name} bound")
+        info["bound_source"] = getattr(theirs, "source", kind.bound_name or f"{kind.name} bound")
         return float(theirs)
     return bound
 

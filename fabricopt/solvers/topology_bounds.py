@@ -84,7 +84,8 @@ def _model(instance: TopologyInstance, unit_bytes: float):
     # capacity: sum over sources of f[s, arc] - x[pair(arc)] <= 0
     base = n
     for k, s in enumerate(sources):
-        rows_ub.append(base + np.arange(n_arcs)), cols_ub.append(f0 + k * n_arcs + np.arange(n_arcs))
+        rows_ub.append(base + np.arange(n_arcs))
+        cols_ub.append(f0 + k * n_arcs + np.arange(n_arcs))
         vals_ub.append(np.ones(n_arcs))
     rows_ub.append(base + np.arange(n_arcs)), cols_ub.append(x0 + pair_of[arc_i, arc_j])
     vals_ub.append(-np.ones(n_arcs))

@@ -78,3 +78,16 @@ def test_a_kind_bound_on_the_wrong_side_is_rejected(monkeypatch):
     monkeypatch.setitem(kinds_module._KINDS, "placement", false)
     r = fabricopt.solve(inst, "round-robin", bound_milp_s=0)
     assert r.status == "error" and "wrong side" in r.info["message"]
+
+
+@pytest.mark.parametrize("kind, name", [("circuits", "port-load"),
+                                        ("wavelengths", "count-relaxation"),
+                                        ("priorities", "cut-weight"), ("crux", "utilization")])
+def test_every_kind_names_its_bound(kind, name):
+    k = get_kind(kind)
+    assert k.bound_name == name
+    inst = k.generate(seed=0)
+    heuristic = next(m for m in fabricopt.methods(kind)
+                     if not _METHODS[kind, m].exact and not _METHODS[kind, m].bound_only)
+    r = fabricopt.solve(inst, heuristic)
+    assert r.status == "feasible" and r.info["bound_source"] in (name, heuristic)
