@@ -16,6 +16,8 @@ __all__ = ["solve"]
 
 # A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
 _BOUND_RTOL = 1e-6
+# Bounds this close are the same argument's (a MILP's dual bound resting on the kind's).
+_SAME_RTOL = 1e-9
 
 
 def _check_options(method, options: Mapping[str, Any]) -> None:
@@ -176,10 +178,11 @@ def _kind_bound(kind, instance, bound: float | None, info: dict) -> float | None
     theirs = kind.bound(instance)
     if theirs is None:
         return bound
-    if bound is None or _tighter(kind.sense, bound, theirs) != bound:
+    tighter = _tighter(kind.sense, bound, float(theirs))
+    # a method's bound that only matches the kind's (to rounding) is the kind's argument
+    if bound is None or tighter != bound or math.isclose(bound, theirs, rel_tol=_SAME_RTOL):
         info["bound_source"] = getattr(theirs, "source", kind.bound_name or f"{kind.name} bound")
-        return float(theirs)
-    return bound
+    return tighter
 
 
 def _tighter(sense: str, a: float | None, b: float | None) -> float | None:

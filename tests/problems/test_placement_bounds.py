@@ -9,7 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from fabricopt.problems.placement import (Dep, PlacementInstance, SubOp, generate,
                                           heads_and_tails, lower_bound)
-from fabricopt.problems.placement_bounds import (bounds, critical_path_bound, energetic_bound,
+from fabricopt.problems.placement_bounds import (bounds, critical_path_bound, diamond_time,
+                                                 energetic_bound,
                                                  fan_heads_and_tails, fan_time,
                                                  interval_load_bound)
 
@@ -111,3 +112,39 @@ def test_bounds_below_every_heuristic_answer(seed, sizes):
     best = min(r.objective for r in answers if r.status in ("optimal", "feasible"))
     assert_below(inst, best)
     assert all(math.isfinite(v) for v in bounds(inst).values())
+
+
+def _count_split(k, c, d, m):
+    if m <= 0:
+        return k * c
+    return min(max(q * c, d + math.ceil((k - q) / m) * c if k > q else 0) for q in range(k + 1))
+
+
+def _count_diamond(k, c, d1, d2, m):
+    return min(max(q1 * c + d2 if q1 else 0, d1 + q2 * c if q2 else 0,
+                   d1 + d2 + math.ceil((k - q1 - q2) / m) * c if k - q1 - q2 else 0)
+               for q1 in range(k + 1) for q2 in range(k + 1 - q1))
+
+
+@given(st.integers(1, 12), st.integers(1, 6), st.sampled_from([0.5, 1.0, 2.0]),
+       st.sampled_from([0.0, 0.3, 1.0, 2.5, 7.0]), st.sampled_from([0.0, 0.3, 1.0, 2.5, 7.0]))
+def test_closed_forms_equal_enumerating_every_split(k, m, c, d1, d2):
+    # equal ops of compute c: the closed forms must equal the least wait over every split
+    work = k * c
+    assert fan_time(k, work, c, d1, m) == pytest.approx(
+        max(min(work, (work + m * d1) / (m + 1)), _count_split(k, c, d1, m)))
+    same = max(min(work, (work + m * (d1 + d2)) / (m + 1)), _count_split(k, c, d1 + d2, m))
+    apart = max(min(d1, d2) + work / (m + 2), _count_diamond(k, c, d1, d2, m))
+    assert diamond_time(k, work, c, d1, d2, m) == pytest.approx(min(same, apart))
+
+
+@settings(max_examples=60)
+@given(st.integers(2, 5), st.integers(2, 4), st.integers(1, 2),
+       st.sampled_from([0.5, 1.0]), st.sampled_from([0.5e9, 1e9, 3e9]))
+def test_diamonds_are_below_the_brute_force_optimum(k, gpus, max_peers, c, size):
+    # u -> k middle ops -> w, all transfers carrying bytes: the diamond bound's case
+    ops = [SubOp("u", c), SubOp("w", c)] + [SubOp(f"x{i}", c) for i in range(k)]
+    deps = [Dep("u", f"x{i}", size) for i in range(k)] + [Dep(f"x{i}", "w", size)
+                                                          for i in range(k)]
+    assert_below(PlacementInstance(gpus, max_peers, 8.0, ops, deps),
+                 brute_force_optimum(PlacementInstance(gpus, max_peers, 8.0, ops, deps)))
