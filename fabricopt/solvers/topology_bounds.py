@@ -10,8 +10,10 @@ source. The largest concurrent rate ``θ`` then bounds every solution's time fro
 below, because a solution of time ``T`` is a point of the relaxation at
 ``θ = t0 / T`` (its counts, its rings' traffic and its routes' loads scaled).
 
-The model has about ``servers**3`` flow variables (13 s at 32 servers here, see
-BENCHMARKS.md), so heuristics solve it by default only on small instances. On the
+The model has about ``servers**3`` flow variables (7 s at 32 servers on the shared
+2-core machine, BENCHMARKS.md ``## bounds``); merging the sources into fewer commodities
+relaxes it further and shrinks it (8 commodities: 21 s at 64 servers, 8 min at 128).
+Heuristics solve it by default only on small instances. On the
 generated instances measured so far (6 to 32 servers) its value equals the port-load
 bound: with fractional links every byte can go one hop and the free ring successors
 balance each server's ports. It is tighter where a link's two directions carry
@@ -42,9 +44,10 @@ MAX_RELAXATION_SERVERS = 12
 _SAFETY_RTOL = 1e-7
 
 
-def _model(instance: TopologyInstance, unit_bytes: float):
-    """``(c, A_ub, b_ub, A_eq, b_eq, bounds)`` of the relaxation, demands in ``unit_bytes``
-    (one link carries one unit in the reference time); variable 0 is θ."""
+def _model(instance: TopologyInstance, unit_bytes: float, groups: int | None):
+    """``(c, A_ub, b_ub, A_eq, b_eq)`` of the relaxation, demands in ``unit_bytes`` (one
+    link carries one unit in the reference time), sources merged into ``groups``
+    commodities (default: one each); variable 0 is θ."""
     n = instance.servers
     traffic = instance.traffic / unit_bytes
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
@@ -53,8 +56,6 @@ def _model(instance: TopologyInstance, unit_bytes: float):
         pair_of[i, j] = pair_of[j, i] = k
     arc_i, arc_j = np.nonzero(~np.eye(n, dtype=bool))
     n_arcs = len(arc_i)
-    arc_of = np.full((n, n), -1, dtype=np.int64)
-    arc_of[arc_i, arc_j] = np.arange(n_arcs)
 
     x0 = 1
     ring_src, ring_dst, ring_group = [], [], []
@@ -71,8 +72,11 @@ def _model(instance: TopologyInstance, unit_bytes: float):
     sends = traffic.sum(axis=1) > 0
     sends[ring_src] = True
     sources = np.flatnonzero(sends)
+    count = len(sources) if groups is None else max(1, min(int(groups), len(sources)))
+    # sources dealt in turn to the commodities (merging commodities only relaxes more)
+    commodities = [sources[k::count] for k in range(count)]
     f0 = r0 + len(ring_src)
-    n_vars = f0 + len(sources) * n_arcs
+    n_vars = f0 + count * n_arcs
 
     rows_ub, cols_ub, vals_ub, b_ub = [], [], [], []
     # degree: sum of x over the pairs of v <= degree
@@ -83,7 +87,7 @@ def _model(instance: TopologyInstance, unit_bytes: float):
     b_ub += [float(instance.degree)] * n
     # capacity: sum over sources of f[s, arc] - x[pair(arc)] <= 0
     base = n
-    for k, s in enumerate(sources):
+    for k in range(count):
         rows_ub.append(base + np.arange(n_arcs))
         cols_ub.append(f0 + k * n_arcs + np.arange(n_arcs))
         vals_ub.append(np.ones(n_arcs))
@@ -103,30 +107,27 @@ def _model(instance: TopologyInstance, unit_bytes: float):
                 cols_eq += [np.concatenate([r0 + idx, [0]])]
                 vals_eq += [np.concatenate([np.ones(len(idx)), [-per_member]])]
                 row += 1
-    # conservation of source s at v != s: in - out - theta*traffic[s,v] - r[s,v] = 0
-    ring_index = {(int(a), int(b)): [] for a, b in zip(ring_src, ring_dst)}
-    for k, (a, b) in enumerate(zip(ring_src.tolist(), ring_dst.tolist())):
-        ring_index[a, b].append(k)
-    for k, s in enumerate(sources):
-        first = row
-        node_row = np.full(n, -1, dtype=np.int64)
-        others = np.array([v for v in range(n) if v != s])
-        node_row[others] = first + np.arange(len(others))
+    # conservation of commodity k (a set S of sources) at every node v:
+    #   in - out - sum_{s in S, s != v} (theta*traffic[s,v] + r[s,v]) + [v in S]*theta*supply[v] = 0
+    supply = traffic.sum(axis=1)
+    for g, group in enumerate(instance.allreduce):
+        supply[list(group.members)] += ring_bytes_per_member(group) / unit_bytes
+    ring_idx = np.arange(len(ring_src))
+    for k, members in enumerate(commodities):
+        node_row = row + np.arange(n)
+        in_group = np.zeros(n, dtype=bool)
+        in_group[members] = True
         flows = f0 + k * n_arcs + np.arange(n_arcs)
-        into, out_of = node_row[arc_j], node_row[arc_i]
-        ok = into >= 0
-        rows_eq.append(into[ok]), cols_eq.append(flows[ok]), vals_eq.append(np.ones(int(ok.sum())))
-        ok = out_of >= 0
-        rows_eq.append(out_of[ok]), cols_eq.append(flows[ok])
-        vals_eq.append(-np.ones(int(ok.sum())))
-        demand = traffic[s, others]
-        rows_eq.append(node_row[others]), cols_eq.append(np.zeros(len(others), np.int64))
-        vals_eq.append(-demand)
-        for v in others:
-            for idx in ring_index.get((int(s), int(v)), ()):
-                rows_eq.append(np.array([node_row[v]])), cols_eq.append(np.array([r0 + idx]))
-                vals_eq.append(np.array([-1.0]))
-        row += len(others)
+        rows_eq += [node_row[arc_j], node_row[arc_i]]
+        cols_eq += [flows, flows]
+        vals_eq += [np.ones(n_arcs), -np.ones(n_arcs)]
+        demand = traffic[in_group].sum(axis=0) - np.where(in_group, np.diag(traffic), 0.0)
+        rows_eq.append(node_row), cols_eq.append(np.zeros(n, np.int64))
+        vals_eq.append(np.where(in_group, supply, 0.0) - demand)
+        mine = in_group[ring_src]
+        rows_eq.append(node_row[ring_dst[mine]]), cols_eq.append(r0 + ring_idx[mine])
+        vals_eq.append(-np.ones(int(mine.sum())))
+        row += n
 
     a_ub = sp.csr_matrix((np.concatenate(vals_ub), (np.concatenate(rows_ub),
                                                     np.concatenate(cols_ub))),
@@ -139,12 +140,16 @@ def _model(instance: TopologyInstance, unit_bytes: float):
     return c, a_ub, np.array(b_ub), a_eq, np.zeros(row)
 
 
-def relaxation_bound(instance: TopologyInstance, *, time_limit: float | None = None
-                     ) -> float | None:
+def relaxation_bound(instance: TopologyInstance, *, commodities: int | None = None,
+                     time_limit: float | None = None) -> float | None:
     """The time ``t0 / θ*`` of the relaxation of this module's docstring, in seconds.
 
     ``t0`` is the kind's cheap bound (the port load); the answer is never below it.
-    None if HiGHS stops before proving the LP optimum (``time_limit``).
+    ``commodities`` merges the sources into that many flow commodities (dealt in turn):
+    a merged commodity may serve one source's demand from another's supply, a further
+    relaxation, still a valid bound, with ``commodities * servers**2`` flow variables
+    instead of ``servers**3``. None if HiGHS stops before proving the LP optimum
+    (``time_limit``).
 
     Examples
     --------
@@ -160,11 +165,12 @@ def relaxation_bound(instance: TopologyInstance, *, time_limit: float | None = N
     if t0 <= 0:
         return 0.0
     unit = t0 * instance.link_bytes_per_s
-    c, a_ub, b_ub, a_eq, b_eq = _model(instance, unit)
+    c, a_ub, b_ub, a_eq, b_eq = _model(instance, unit, commodities)
     options = {"presolve": True}
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
-    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(0, None),
+    bounds = [(0, 1)] + [(0, None)] * (len(c) - 1)   # θ <= 1: no solution beats t0
+    res = linprog(c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds,
                   method="highs", options=options)
     if res.status != 0:
         return None

@@ -16,6 +16,8 @@ def test_relaxation_beats_the_port_bound_where_link_directions_differ():
     assert float(lower_bound(CYCLE)) == pytest.approx(0.5)
     assert relaxation_bound(CYCLE) == pytest.approx(2 / 3, rel=1e-6)
     assert relaxation_bound(CYCLE) <= optimum.objective
+    # one commodity lets every server's supply meet its own demand: nothing beyond t0
+    assert relaxation_bound(CYCLE, commodities=1) == pytest.approx(0.5)
     r = fabricopt.solve(CYCLE, "ring")
     assert r.info["bound_source"] == "flow-relaxation" and r.bound == pytest.approx(2 / 3)
 
@@ -28,6 +30,8 @@ def test_relaxation_is_below_the_milp_optimum(sizes, seed):
     exact = fabricopt.solve(inst, "milp", time_limit=60)
     lp = relaxation_bound(inst)
     assert float(lower_bound(inst)) <= lp * (1 + 1e-9)
+    merged = relaxation_bound(inst, commodities=2)     # a further relaxation: never above
+    assert float(lower_bound(inst)) * (1 - 1e-9) <= merged <= lp * (1 + 1e-9)
     if exact.status == "optimal":
         assert lp <= exact.objective * (1 + 1e-9)
     for method in ("topoopt", "ring", "random-regular", "ocs-reconfig"):
