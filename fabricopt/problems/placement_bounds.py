@@ -158,16 +158,19 @@ def diamond_time(count: int, work_s: float, min_compute_s: float, first_delay_s:
     return min(same, apart)
 
 
-def _diamonds(v: int, near: Sequence[tuple], neighbours: Sequence[tuple], out: list,
-              compute: list, machines: int) -> float:
-    """The best :func:`diamond_time` bound of ``v`` over the ops ``far`` two carrying deps
-    away through at least two middle ops (``out[far] + compute[far] + diamond``)."""
+def _diamonds(carrying_near: list, carrying: list, out: list, compute: list,
+              machines: int) -> float:
+    """The best :func:`diamond_time` bound of an op over the ops ``far`` two carrying deps
+    away through at least two middle ops (``out[far] + compute[far] + diamond``);
+    ``carrying[x]`` lists ``(neighbour, delay)`` over the deps of ``x`` with bytes > 0."""
     middles: dict[int, list] = {}
-    for x, d2, carries in near:
-        if carries:
-            for far, d1, also in neighbours[x]:
-                if also:
-                    middles.setdefault(far, []).append((x, d1, d2))
+    for x, d2 in carrying_near:
+        for far, d1 in carrying[x]:
+            items = middles.get(far)
+            if items is None:
+                middles[far] = [(x, d1, d2)]
+            else:
+                items.append((x, d1, d2))
     best = 0.0
     for far, items in middles.items():
         if len(items) < 2:
@@ -185,17 +188,17 @@ def _fan_pass(order: Sequence[int], neighbours: Sequence[tuple], compute: list,
     """One pass of :func:`fan_heads_and_tails` (heads over parents, or tails over children)."""
     n = len(compute)
     out = [0.0] * n
+    carrying = [[(u, d) for u, d, b in near if b] for near in neighbours]
     for v in order:
         near = neighbours[v]
         if not near:
             continue
         best = max(out[u] + compute[u] for u, _, _ in near)
         if len(near) > 1:
-            best = max(best, _diamonds(v, near, neighbours, out, compute, degree_machines))
-        if len(near) > 1:
-            carrying = [(u, d) for u, d, b in near if b]
-            groups = [(carrying, degree_machines)]
-            if len(carrying) < len(near):   # else the carrying set, on fewer GPUs, dominates
+            mine = carrying[v]
+            best = max(best, _diamonds(mine, carrying, out, compute, degree_machines))
+            groups = [(list(mine), degree_machines)]
+            if len(mine) < len(near):   # else the carrying set, on fewer GPUs, dominates
                 groups.append(([(u, d if b else 0.0) for u, d, b in near], all_machines))
             for group, machines in groups:
                 if len(group) < 2:
