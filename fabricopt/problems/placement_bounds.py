@@ -80,6 +80,11 @@ def fan_time(count: int, work_s: float, min_compute_s: float, min_delay_s: float
     float
         A lower bound on the wait, in seconds.
 
+    Notes
+    -----
+    The count split and the transfer are ours; with no transfer the fractional split is
+    Carlier's bound [4]_ for one release date.
+
     Examples
     --------
     >>> fan_time(32, 32.0, 1.0, 0.5, 7)      # 32 unit ops over home + 7 peers
@@ -131,6 +136,17 @@ def diamond_time(count: int, work_s: float, min_compute_s: float, first_delay_s:
     ``q2`` ops on those two GPUs the wait is at least ``max(q1*c + d2, d1 + q2*c,
     d1 + d2 + ceil(rest/m)*c)`` (``c = min_compute_s``), and at least
     ``min(d1, d2) + W/(m + 2)`` whatever the sizes. The bound is the smaller case.
+
+    Parameters
+    ----------
+    count, work_s, min_compute_s, machines
+        As in :func:`fan_time`.
+    first_delay_s, second_delay_s : float
+        The shortest transfer ``u -> middle`` and ``middle -> w``.
+
+    Notes
+    -----
+    Ours: the degree-limit argument of :func:`fan_time` applied to both ends at once.
 
     Examples
     --------

@@ -94,6 +94,19 @@ def heuristic_bound(instance: PlacementInstance, solution: PlacementSolution | N
     instances of at most :data:`MAX_MODEL_OPS` ops also the LP relaxation and the
     MILP's dual bound (``lp-relaxation``, ``milp-dual``) after ``milp_s`` seconds
     (default: 2 s, at most a quarter of ``time_limit``; 0 skips both).
+
+    Raises
+    ------
+    ValueError
+        If ``milp_s`` is not a number >= 0.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.placement import generate, lower_bound
+    >>> inst = generate(seed=1, ops=8, gpus=3, max_peers=1)
+    >>> fast, best = lower_bound(inst), heuristic_bound(inst, None, milp_s=30.0)
+    >>> (fast.source, best.source, best > fast)
+    ('degree-fan', 'milp-dual', True)
     """
     if milp_s is not None and (isinstance(milp_s, bool) or not isinstance(milp_s, (int, float))
                                or not milp_s >= 0 or math.isinf(milp_s)):
