@@ -29,7 +29,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..problems import NamedBound
 from ..problems.topology import TopologyInstance, lower_bound, ring_bytes_per_member
@@ -48,6 +47,8 @@ def _model(instance: TopologyInstance, unit_bytes: float, groups: int | None):
     """``(c, A_ub, b_ub, A_eq, b_eq)`` of the relaxation, demands in ``unit_bytes`` (one
     link carries one unit in the reference time), sources merged into ``groups``
     commodities (default: one each); variable 0 is θ."""
+    import scipy.sparse as sp   # here, not at import: it costs every process a second
+
     n = instance.servers
     traffic = instance.traffic / unit_bytes
     pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
