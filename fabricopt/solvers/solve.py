@@ -152,6 +152,8 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
 
     objective = float(kind.evaluate(instance, solution))
     status = out.status
+    if status == "optimal":
+        status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
     if bound is not None:
         over = (bound - objective) if kind.sense == "min" else (objective - bound)
         if over > _BOUND_RTOL * max(abs(objective), abs(bound)) + 1e-12:
@@ -161,9 +163,30 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
                           runtime=runtime)
         if over > 0:  # within solver tolerance: the objective is the bound
             bound = objective
-    if status == "optimal":
-        bound = objective  # a proof of optimality is the tightest bound
     return result(status, solution, objective, bound, info, runtime)
+
+
+def _certify(record, sense: str, objective: float, own: float | None, bound: float | None,
+             info: dict) -> tuple[str, float | None]:
+    """Status and bound of an ``optimal`` claim, re-scored: ``bound = objective`` only
+    when the method's own proof agrees with ``evaluate`` (DESIGN.md §9).
+
+    An exact method may prove optimality without a figure (a combinatorial
+    argument); a method that reports a bound proves the optimum is that bound, so the
+    re-scored objective must match it. Otherwise the status drops to ``feasible``,
+    the bound is kept and ``info["optimality"]`` says why.
+    """
+    if own is None:
+        if record.exact:
+            return "optimal", objective
+        info["optimality"] = (f"method {record.name!r} is not declared exact and claimed "
+                              f"optimal without a bound: reported feasible")
+        return "feasible", bound
+    if abs(own - objective) <= _BOUND_RTOL * max(abs(own), abs(objective)) + 1e-12:
+        return "optimal", objective
+    info["optimality"] = (f"method {record.name!r} claimed optimal with bound {own!r}, but "
+                          f"its solution evaluates to {objective!r}: reported feasible")
+    return "feasible", bound
 
 
 def _tighter(sense: str, a: float | None, b: float | None) -> float | None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..formulations import wavelengths as formulation
 from ..heuristics import wavelengths as heuristics
 from ..problems.wavelengths import WavelengthsInstance, WavelengthsSolution, evaluate
-from .milp import milp_method, run_milp
+from ..milp import run_milp
+from .milp import milp_method
 from .registry import register_method
 from .result import SolverOutput
 

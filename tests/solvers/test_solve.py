@@ -69,13 +69,28 @@ def test_bound_on_wrong_side_is_an_error(temp_method):
     assert r.status == "error" and "wrong side" in r.info["message"]
 
 
-def test_false_optimality_claim_is_caught_by_the_kind_bound(temp_method):
-    # Port-load bound of this instance is 1.0; claiming 2.0 optimal is contradicted only
-    # if the bound exceeds it, so a *valid* claim passes: here we check the reverse.
-    temp_method("claims", lambda instance, **_: SolverOutput(
-        CircuitsSolution([[1, 2, 0], [None, None, None]]), "optimal"))
+def test_an_optimal_claim_without_a_bound_is_trusted_only_from_an_exact_method(temp_method):
+    # 2.0 is not the optimum (1.0): solve cannot tell without a bound, so it believes an
+    # exact method's proof (check_method is what catches a lying exact method) ...
+    answer = CircuitsSolution([[1, 2, 0], [None, None, None]])
+    temp_method("claims", lambda instance, **_: SolverOutput(answer, "optimal"), exact=True)
     r = fabricopt.solve(INST, "claims")
-    assert r.bound == r.objective  # an optimal claim is its own bound
+    assert r.status == "optimal" and r.bound == r.objective == pytest.approx(2.0)
+    # ... and not a heuristic's: that keeps the kind's bound (the port load, 1.0).
+    temp_method("brags", lambda instance, **_: SolverOutput(answer, "optimal"))
+    r = fabricopt.solve(INST, "brags")
+    assert r.status == "feasible" and r.bound == pytest.approx(1.0)
+    assert "not declared exact" in r.info["optimality"]
+
+
+def test_solve_never_manufactures_a_bound_from_a_contradicted_proof(temp_method):
+    # The method proves the optimum is 1.0 but hands back a solution worth 2.0 (what
+    # HiGHS does when it returns its unchanged MIP start): not optimal, bound kept.
+    temp_method("stale", lambda instance, **_: SolverOutput(
+        CircuitsSolution([[1, 2, 0], [None, None, None]]), "optimal", bound=1.0), exact=True)
+    r = fabricopt.solve(INST, "stale")
+    assert (r.status, r.objective, r.bound) == ("feasible", pytest.approx(2.0), 1.0)
+    assert "claimed optimal with bound 1.0" in r.info["optimality"]
 
 
 def test_plugin_with_plain_signature(temp_method):
