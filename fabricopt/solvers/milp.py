@@ -11,11 +11,23 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from ..milp import MilpRun, cbc_available, highs_version, run_milp
+from ..milp import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
+from .options import Option, between
 from .result import SolverOutput
 
 __all__ = ["MilpRun", "run_milp", "milp_method", "highs_version", "cbc_available",
-           "time_left"]
+           "time_left", "MILP_OPTIONS", "BACKEND_OPTION"]
+
+#: The ``backend`` option of every method that solves a MILP or an LP.
+BACKEND_OPTION = Option("backend", str, "highs", "MILP/LP backend", choices=BACKENDS)
+
+#: The options every ``milp`` method declares (see :mod:`fabricopt.solvers.options`).
+MILP_OPTIONS = (
+    BACKEND_OPTION,
+    Option("rel_gap", float, 0.0, "relative MIP gap at which to stop (0: prove optimality)",
+           check=between(0.0, 1.0)),
+    Option("warm_start", bool, True, "seed the solver with a heuristic's answer"),
+)
 
 
 def time_left(time_limit: float | None, began: float) -> float | None:

@@ -16,7 +16,8 @@ from ..formulations import placement as formulation
 from ..heuristics import placement as ours
 from ..heuristics import sipml as paper
 from ..problems.placement import PlacementInstance, evaluate, lower_bound
-from .milp import milp_method
+from .milp import MILP_OPTIONS, milp_method
+from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
 
@@ -103,8 +104,16 @@ def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str =
     return SolverOutput(out.solution, out.status, out.bound, info)
 
 
-register_method("placement", "milp", milp, exact=True)
-register_method("placement", "sipml", sipml)
-register_method("placement", "sipml-ls", sipml_ls)
-register_method("placement", "unconstrained", unconstrained)
-register_method("placement", "round-robin", round_robin)
+register_method("placement", "milp", milp, exact=True, honours_time_limit=True,
+                options=MILP_OPTIONS + (Option(
+                    "symmetry_breaking", None, "weak",
+                    "order rows among identical GPUs: true (all), weak (cheap ones), false",
+                    choices=(True, False, "weak")),))
+register_method("placement", "sipml", sipml, options=())
+register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, options=(
+    Option("max_evals", int, None, "schedule evaluations per restart (none: by size)",
+           check=at_least(1)),
+    Option("restarts", int, 20, "perturbation restarts of the local search",
+           check=at_least(0))))
+register_method("placement", "unconstrained", unconstrained, options=())
+register_method("placement", "round-robin", round_robin, options=())

@@ -3,7 +3,8 @@
 import pytest
 
 import fabricopt
-from fabricopt import SolverOutput, SolverUnavailable
+from fabricopt import InvalidOption, SolverOutput, SolverUnavailable
+from fabricopt.solvers import at_least
 from fabricopt.problems.circuits import CircuitsInstance, CircuitsSolution
 from fabricopt.solvers import register_method
 from fabricopt.solvers.registry import _METHODS
@@ -103,10 +104,68 @@ def test_unknown_method_and_option():
     with pytest.raises(SolverUnavailable, match=r"method = 'nope': no such method for circuits "
                                                 r"\(known: exact, greedy, milp\)"):
         fabricopt.solve(INST, "nope")
-    with pytest.raises(ValueError, match="backend: not an option of method 'exact'"):
+    with pytest.raises(InvalidOption, match=r"backend = 'cbc': not an option of method "
+                                            r"circuits/exact \(options: none\)"):
         fabricopt.solve(INST, "exact", backend="cbc")
-    with pytest.raises(ValueError, match="time_limit = -1: must be a number > 0"):
+    with pytest.raises(InvalidOption, match="time_limit = -1: must be a number > 0"):
         fabricopt.solve(INST, "exact", time_limit=-1)
+    with pytest.raises(InvalidOption, match="seed = 1.5: must be an integer"):
+        fabricopt.solve(INST, "exact", seed=1.5)
+    with pytest.raises(InvalidOption, match=r"rel_gap = 2.0: must be in \[0, 1\]"):
+        fabricopt.solve(INST, "milp", rel_gap=2.0)
+    with pytest.raises(InvalidOption, match="warm_start = 1: must be true or false"):
+        fabricopt.solve(INST, "milp", warm_start=1)
+
+
+def test_a_bad_option_is_refused_before_the_method_runs(temp_method):
+    calls = []
+
+    def mine(instance, *, rounds=3):
+        calls.append(rounds)
+        return CircuitsSolution([[1, 2, 0], [1, 2, 0]])
+
+    temp_method("declared", mine, options=[fabricopt.Option("rounds", int, 3, "tries",
+                                                            check=at_least(1))])
+    with pytest.raises(InvalidOption, match="rounds = 0: must be >= 1"):
+        fabricopt.solve(INST, "declared", rounds=0)
+    with pytest.raises(InvalidOption, match=r"other = 1: not an option of method "
+                                            r"circuits/declared \(options: rounds\)"):
+        fabricopt.solve(INST, "declared", other=1)
+    assert calls == []
+    assert fabricopt.solve(INST, "declared", rounds=2).status == "feasible" and calls == [2]
+
+
+def test_undeclared_plugins_keep_their_inferred_options(temp_method):
+    temp_method("inferred", lambda instance, *, rounds=3: CircuitsSolution([[1, 2, 0]] * 2))
+    with pytest.raises(InvalidOption, match="rounds = 'x': must be an integer"):
+        fabricopt.solve(INST, "inferred", rounds="x")
+    temp_method("anything", lambda instance, **kw: CircuitsSolution([[1, 2, 0]] * 2))
+    assert fabricopt.solve(INST, "anything", whatever=[1]).status == "feasible"
+
+
+def test_declaring_an_option_the_function_does_not_take_is_refused():
+    with pytest.raises(TypeError, match="declares option 'rounds'"):
+        register_method("circuits", "broken-decl", lambda instance: None,
+                        options=[fabricopt.Option("rounds", int, 3)])
+
+
+def test_a_method_crash_keeps_its_traceback(temp_method):
+    def boom(instance, **_):
+        raise RuntimeError("kaput")
+    temp_method("boom2", boom)
+    r = fabricopt.solve(INST, "boom2")
+    assert "Traceback" in r.info["traceback"] and "kaput" in r.info["traceback"]
+
+
+def test_running_past_the_time_limit_is_reported(temp_method):
+    import time
+
+    def slow(instance, *, time_limit=None):
+        time.sleep(0.05)
+        return CircuitsSolution([[1, 2, 0], [1, 2, 0]])
+    temp_method("slow", slow)
+    r = fabricopt.solve(INST, "slow", time_limit=0.01)
+    assert "does not honour time_limit" in r.info["time_limit_exceeded"]
 
 
 def test_solve_accepts_dicts_and_round_trips_results(tmp_path):
