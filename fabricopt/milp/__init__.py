@@ -17,8 +17,9 @@ formulation into a registered method.
   columns do not have HiGHS's objective is never passed on as a proof).
 """
 
+from .deadline import BuildTimeLimit, build_deadline, check_deadline
 from .model import MilpModel, new_problem
 from .run import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
 
 __all__ = ["MilpModel", "new_problem", "MilpRun", "run_milp", "BACKENDS", "cbc_available",
-           "highs_version"]
+           "highs_version", "BuildTimeLimit", "build_deadline", "check_deadline"]

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import pulp
 
+from .deadline import check_deadline
+
 __all__ = ["LinearArrays", "from_pulp", "row_bounds"]
 
 
@@ -60,7 +62,9 @@ def from_pulp(problem: pulp.LpProblem) -> LinearArrays:
     upper = np.array([math.inf if v.upBound is None else v.upBound for v in variables], float)
     integer = np.array([k for k, v in enumerate(variables) if v.cat == pulp.LpInteger], np.int32)
     starts, cols, vals, row_lo, row_hi = [], [], [], [], []
-    for constraint in problem.constraints.values():
+    for r, constraint in enumerate(problem.constraints.values()):
+        if r % 256 == 0:
+            check_deadline()
         starts.append(len(cols))
         for var, coef in constraint.items():
             if coef != 0:

@@ -7,12 +7,41 @@ from typing import Any, Callable, Mapping
 
 import pulp
 
+from .deadline import check_deadline
+
 __all__ = ["MilpModel", "new_problem"]
+
+_CHUNK = 2048  # variables created between two deadline checks
+
+
+class _Problem(pulp.LpProblem):
+    """A PuLP problem whose building stops at the build deadline (see ``deadline``)."""
+
+    def addConstraint(self, constraint, name=None):
+        check_deadline()
+        return super().addConstraint(constraint, name)
+
+    def add_variable_dicts(self, name, indices=None, lowBound=None, upBound=None,
+                           cat=pulp.LpContinuous, indexStart=None):
+        if indexStart or indices is None:
+            return super().add_variable_dicts(name, indices, lowBound, upBound, cat,
+                                              indexStart)
+        indices = list(indices)
+        out = {}
+        for k in range(0, len(indices), _CHUNK):  # same names as one call would give
+            check_deadline()
+            out.update(super().add_variable_dicts(name, indices[k:k + _CHUNK], lowBound,
+                                                  upBound, cat))
+        return out
 
 
 def new_problem(name: str, sense: str) -> pulp.LpProblem:
-    """A PuLP problem; ``sense`` is ``"min"`` or ``"max"``."""
-    return pulp.LpProblem(name, pulp.LpMinimize if sense == "min" else pulp.LpMaximize)
+    """A PuLP problem; ``sense`` is ``"min"`` or ``"max"``.
+
+    Adding variables (``add_variable_dicts``) and rows checks the build deadline of
+    :mod:`fabricopt.milp.deadline`, so a time limit also bounds model building.
+    """
+    return _Problem(name, pulp.LpMinimize if sense == "min" else pulp.LpMaximize)
 
 
 @dataclass

@@ -11,6 +11,7 @@ import pulp
 from ..errors import SolverUnavailable
 from .arrays import from_pulp
 from .cbc import cbc_available, solve_cbc
+from .deadline import BuildTimeLimit, build_deadline
 from .highs import highs_version, solve_empty, solve_highs
 from .model import MilpModel, new_problem  # noqa: F401  (new_problem: the doctest)
 
@@ -122,7 +123,14 @@ def run_milp(model: MilpModel | pulp.LpProblem, *, backend: str = "highs",
         copied = began
     else:
         solver = highs_version()
-        arrays = from_pulp(problem)
+        try:
+            with build_deadline(deadline):
+                arrays = from_pulp(problem)
+        except BuildTimeLimit:
+            return MilpRun("no_solution", None, None, None, 0, solver,
+                           {"time_limit_exceeded": "the time limit ran out while the model "
+                                                   "was copied into HiGHS"},
+                           copy_s=time.monotonic() - began)
         copied = time.monotonic()
         out = solve_empty(arrays) if not arrays.names else solve_highs(
             arrays, deadline=deadline, rel_gap=rel_gap, warm_start=warm_start, seed=seed)

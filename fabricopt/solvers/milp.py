@@ -11,12 +11,13 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-from ..milp import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
+from ..milp import (BACKENDS, BuildTimeLimit, MilpRun, build_deadline, cbc_available,
+                    highs_version, run_milp)
 from .options import Option, between
 from .result import SolverOutput
 
 __all__ = ["MilpRun", "run_milp", "milp_method", "highs_version", "cbc_available",
-           "time_left", "MILP_OPTIONS", "BACKEND_OPTION"]
+           "time_left", "MILP_OPTIONS", "BACKEND_OPTION", "SYMMETRY_OPTION"]
 
 #: The ``backend`` option of every method that solves a MILP or an LP.
 BACKEND_OPTION = Option("backend", str, "highs", "MILP/LP backend", choices=BACKENDS)
@@ -28,6 +29,10 @@ MILP_OPTIONS = (
            check=between(0.0, 1.0)),
     Option("warm_start", bool, True, "seed the solver with a heuristic's answer"),
 )
+
+#: ``symmetry_breaking`` of the formulations that take a plain on/off switch.
+SYMMETRY_OPTION = Option("symmetry_breaking", bool, True,
+                         "order interchangeable switches / wavelengths (removes equal optima)")
 
 
 def time_left(time_limit: float | None, began: float) -> float | None:
@@ -42,24 +47,35 @@ def milp_method(build: Callable[..., Any], warm_start_from: Callable[[Any], Any]
     ``warm_start_from(instance)`` (a heuristic) supplies a MIP start so that a
     time-limited run is never worse than that heuristic. ``time_limit`` bounds the
     whole call: building the model and the warm start count, and the solver gets what
-    is left. ``info`` reports ``model_build_s`` (building and copying the model into
-    the solver), ``warm_start_s`` and ``solver_s``, and ``time_limit_exceeded`` when
-    nothing was left for the solver.
+    is left (the heuristic runs first, so that its answer stands when the model cannot
+    be built in time). ``info`` reports ``warm_start_s``, ``model_build_s`` (building,
+    encoding the start and copying the model into the solver) and ``solver_s``, and
+    ``time_limit_exceeded`` when time ran out before the solver could run.
     """
 
     def method(instance, *, time_limit: float | None = None, seed: int = 0,
                backend: str = "highs", rel_gap: float = 0.0, warm_start: bool = True,
                **options) -> SolverOutput:
         began = time.monotonic()
-        model = build(instance, **options)
-        built = time.monotonic()
-        incumbent = start = None
-        if warm_start and warm_start_from is not None and model.encode is not None:
+        deadline = None if time_limit is None else began + time_limit
+        # The heuristic runs first: if the model cannot be built in time, it is the answer.
+        incumbent = None
+        if warm_start and warm_start_from is not None:
             incumbent = warm_start_from(instance)
-            if incumbent is not None:
-                start = model.encode(incumbent)
         warmed = time.monotonic()
-        info = {"model_build_s": built - began, "warm_start_s": warmed - built}
+        info = {"warm_start_s": warmed - began}
+        try:
+            with build_deadline(deadline):
+                model = build(instance, **options)
+                start = None
+                if incumbent is not None and model.encode is not None:
+                    start = model.encode(incumbent)
+        except BuildTimeLimit:
+            info.update(model_build_s=time.monotonic() - warmed, solver_s=0.0,
+                        time_limit_exceeded="the time limit ran out while the model was built")
+            return SolverOutput(incumbent, "no_solution" if incumbent is None else "feasible",
+                                None, info)
+        info["model_build_s"] = time.monotonic() - warmed
         left = time_left(time_limit, began)
         if left is not None and left <= 0:
             info.update(solver_s=0.0, time_limit_exceeded="building the model and the warm "

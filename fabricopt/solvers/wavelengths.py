@@ -15,7 +15,7 @@ from ..formulations import wavelengths as formulation
 from ..heuristics import wavelengths as heuristics
 from ..problems.wavelengths import WavelengthsInstance, WavelengthsSolution, evaluate
 from ..milp import run_milp
-from .milp import BACKEND_OPTION, MILP_OPTIONS, milp_method
+from .milp import BACKEND_OPTION, MILP_OPTIONS, SYMMETRY_OPTION, milp_method
 from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
@@ -111,7 +111,8 @@ def _warm_start(instance: WavelengthsInstance) -> WavelengthsSolution | None:
 
 milp = milp_method(formulation.build, warm_start_from=_warm_start)
 
-register_method("wavelengths", "milp", milp, exact=True, options=MILP_OPTIONS,
+register_method("wavelengths", "milp", milp, exact=True,
+                options=MILP_OPTIONS + (SYMMETRY_OPTION,),
                 honours_time_limit=True,
                 summary="binary lightpaths with wavelength continuity (PuLP + HiGHS)")
 register_method("wavelengths", "mcf", mcf, options=(
