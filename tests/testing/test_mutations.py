@@ -20,17 +20,13 @@ from fabricopt.problems import get_kind
 from fabricopt.problems.placement import schedule
 from fabricopt.testing import MethodCheckError, check_method
 
+pytest_plugins = ["fabricopt.testing.pytest_plugin"]
+
 NO_SHRINK = settings(phases=[Phase.explicit, Phase.reuse, Phase.generate])
 
-# kind -> (exact reference, a fast feasible method, a weak baseline)
-KINDS = {
-    "placement": ("milp", "sipml", "round-robin"),
-    "circuits": ("exact", "exact", "greedy"),
-    "wavelengths": ("milp", "milp", "greedy"),
-    "topology": ("milp", "topoopt", "ring"),
-    "priorities": ("milp", "crux", "varys"),
-    "crux": ("enumerate", "crux", "ecmp"),
-}
+# kind -> the exact reference a correct wrapper wraps
+KINDS = {"placement": "milp", "circuits": "exact", "wavelengths": "milp", "topology": "milp",
+         "priorities": "milp", "crux": "enumerate"}
 
 
 def _solution(instance, method):
@@ -91,24 +87,65 @@ def _priorities_reverses_levels(instance):
     return _rebuilt(instance, data)
 
 
-def _crux_inverts_priorities(instance):
+def _crux_inverts_a_pair(instance):
+    # two contending jobs: the higher-priority one on the lower level
+    from fabricopt.problems.crux import contending_pairs
+
     data = _solution(instance, "crux").to_dict()
-    data["priority"] = {job: -float(level) for job, level in data["level"].items()}
+    pairs = sorted(contending_pairs(instance, data["path"]))
+    data["priority"] = {job: 0.0 for job in data["priority"]}
+    data["level"] = {job: 0 for job in data["level"]}
+    if pairs and instance.levels > 1:
+        high, low = (instance.ids[k] for k in pairs[0])
+        data["priority"][high], data["priority"][low] = 2.0, 1.0
+        data["level"][low] = 1
     return _rebuilt(instance, data)
 
 
 IGNORES_A_CONSTRAINT = {
     "placement": _placement_ignores_degree, "circuits": _circuits_drops_a_pair,
     "wavelengths": _wavelengths_drops_a_pair, "topology": _topology_exceeds_degree,
-    "priorities": _priorities_reverses_levels, "crux": _crux_inverts_priorities,
+    "priorities": _priorities_reverses_levels, "crux": _crux_inverts_a_pair,
+}
+
+
+# --- a feasible answer worse than the optimum on some instances, per kind -------------
+
+def _one_circuit_per_pair(instance):
+    data = _solution(instance, "exact").to_dict()
+    seen = set()
+    for row in data["configs"]:
+        for i, j in enumerate(row):
+            if j is not None and (i, j) in seen:
+                row[i] = None
+            seen.add((i, j))
+    return _rebuilt(instance, data)
+
+
+def _one_lightpath_per_pair(instance):
+    data = (_solution(instance, "greedy") or _solution(instance, "milp")).to_dict()
+    seen, kept = set(), []
+    for path in data["lightpaths"]:
+        if (path["src"], path["dst"]) not in seen:
+            seen.add((path["src"], path["dst"]))
+            kept.append(path)
+    data["lightpaths"] = kept
+    return _rebuilt(instance, data)
+
+
+WORSE = {
+    "placement": lambda instance: _solution(instance, "round-robin"),
+    "circuits": _one_circuit_per_pair, "wavelengths": _one_lightpath_per_pair,
+    "topology": lambda instance: _solution(instance, "ring"),
+    "priorities": lambda instance: _solution(instance, "varys"),
+    "crux": lambda instance: _solution(instance, "ecmp"),
 }
 
 
 # --- the same lies for every kind -----------------------------------------------------
 
 def _claims_optimal(kind):
-    weak = KINDS[kind][2]
-    return lambda instance: SolverOutput(_solution(instance, weak), "optimal")
+    return lambda instance: SolverOutput(WORSE[kind](instance), "optimal")
 
 
 def _claims_infeasible(kind):
@@ -116,17 +153,15 @@ def _claims_infeasible(kind):
 
 
 def _bound_beyond_the_optimum(kind):
-    weak = KINDS[kind][2]
-
     def method(instance):
-        solution = _solution(instance, weak)
+        solution = WORSE[kind](instance)
         # its own objective as a "proven" bound: beyond the optimum when it is worse
         return SolverOutput(solution, "feasible", bound=fabricopt.evaluate(instance, solution))
     return method
 
 
 def _correct_wrapper(kind):
-    exact = KINDS[kind][0]
+    exact = KINDS[kind]
 
     def method(instance, *, time_limit=None, seed=0):
         r = fabricopt.solve(instance, exact, time_limit=time_limit, seed=seed)

@@ -1,6 +1,6 @@
-"""Strategies for ``crux`` instances: two or three jobs on a small Clos, sharing
-links, with fewer levels than jobs — small enough for ``enumerate`` to prove the
-optimum."""
+"""Strategies for ``crux`` instances: three jobs on a two-ToR Clos with one aggregation
+switch, so that cross-ToR jobs share links, and two levels — small enough for
+``enumerate`` to prove the optimum."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from ..strategies import generated_instances, register_strategies
 
 
 def _sizes(draw, max_size: int) -> dict:
-    jobs = draw(st.integers(2, max(2, min(3, max_size))))
-    return {"jobs": jobs, "levels": draw(st.integers(1, jobs - 1)), "tors": 2,
-            "hosts_per_tor": 2}
+    return {"jobs": draw(st.integers(3, max(3, max_size))), "levels": 2, "tors": 2,
+            "hosts_per_tor": 3, "aggs": 1}
 
 
 register_strategies("crux", generated_instances("crux", _sizes), max_size=3)
