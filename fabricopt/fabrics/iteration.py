@@ -405,7 +405,7 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
     >>> iteration_time("simai-micro", ElectFlat(800.0), gpus=8).bubble_s
     0.0
     """
-    from .resolve import is_traffic_workload, resolve_workload
+    from .resolve import is_traffic_workload, reject_traffic_options, resolve_workload
     from .simai_iteration import simai_iteration_time
 
     workload = resolve_workload(workload)
@@ -415,9 +415,7 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
                 fail(name, value, "a traffic workload (SimAI/AICB) carries its own "
                                   "parallelism: give no k, l or plan")
         return simai_iteration_time(workload, fabric, gpus, **traffic_options)
-    if traffic_options:
-        fail("options", sorted(traffic_options), f"apply only to traffic workloads; "
-                                                 f"{workload.name} is an op-graph workload")
+    reject_traffic_options(workload, traffic_options)
     if k is None or l is None:
         fail("k" if k is None else "l", None, f"{workload.name} is an op-graph workload: give "
                                              f"k and l (or use search_iteration_time)")

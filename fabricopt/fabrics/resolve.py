@@ -22,7 +22,8 @@ from ..problems._validate import fail
 from .simai import SimAIWorkload, read_simai
 from .workloads import WORKLOADS, Workload
 
-__all__ = ["SIMAI_EXAMPLES", "simai_data_path", "resolve_workload", "is_traffic_workload"]
+__all__ = ["SIMAI_EXAMPLES", "simai_data_path", "resolve_workload", "is_traffic_workload",
+           "reject_traffic_options"]
 
 #: Names of the shipped SimAI/AICB example workloads -> their files.
 SIMAI_EXAMPLES = {"simai-moe": "workload_analytical.txt", "simai-micro": "microAllReduce.txt"}
@@ -79,3 +80,18 @@ def resolve_workload(spec, *, time_unit_s: float = 1e-9):
 def is_traffic_workload(workload) -> bool:
     """Is ``workload`` a traffic workload (SimAI/AICB) rather than an op graph?"""
     return isinstance(workload, SimAIWorkload)
+
+
+def reject_traffic_options(workload, options) -> None:
+    """Refuse options that only traffic workloads take, given with an op-graph one.
+
+    Examples
+    --------
+    >>> reject_traffic_options(resolve_workload("resnet50"), {"mode": "serial"})
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: options = ['mode']: apply only to traffic workloads; resnet50 is an op-graph workload
+    """
+    if options:
+        fail("options", sorted(options), f"apply only to traffic workloads; "
+                                         f"{workload.name} is an op-graph workload")
