@@ -186,7 +186,7 @@ def simai_markdown_table(rows: Sequence[SimAIRow]) -> str:
     """
     head = ("| workload | GPUs | fabric | Gbps/GPU | compute s | exposed comm s | "
             + " | ".join(f"{g} s" for g in REPORT_GROUPS) + " | bubble s | iteration s | cost $K |")
-    lines = [head, "|" + "---|" * (10 + len(REPORT_GROUPS))]
+    lines = [head, "|" + "---|" * (9 + len(REPORT_GROUPS))]
     for r in rows:
         groups = r.exposed_comm_by_group_s or {}
         cells = [r.workload, str(r.gpus), r.fabric, _fmt(r.gbps), _fmt(r.compute_s),
