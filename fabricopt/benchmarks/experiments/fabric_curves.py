@@ -13,6 +13,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
+from ...fabrics.workloads import get_workload
 from ..tasks import TaskSpec, register_task
 
 __all__ = ["compare_task", "curve_spec", "curve_points", "plot_curves", "figure_lines"]
@@ -22,16 +23,23 @@ __all__ = ["compare_task", "curve_spec", "curve_points", "plot_curves", "figure_
 def compare_task(workload: str, gpus: int, bandwidths: list, fabrics: list,
                  max_k: int | None = None, k_values: list | None = None,
                  gpus_per_node: int = 1, degree: int = 4, switches: int = 16,
-                 seed: int = 0) -> dict:
-    """Run :func:`~fabricopt.fabrics.comparison.compare`; every row as a dict."""
-    from ...fabrics.comparison import compare
-    from ...fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS
+                 seed: int = 0, global_batch: int | None = None) -> dict:
+    """Run :func:`~fabricopt.fabrics.comparison.compare`; every row as a dict, with the
+    global batch it trained at (``global_batch`` replaces the workload's own)."""
+    import dataclasses
 
-    rows = compare(workload, gpus, bandwidths, fabrics, max_k=max_k, k_values=k_values,
+    from ...fabrics.comparison import compare
+    from ...fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS, get_workload
+
+    job = get_workload(workload)
+    if global_batch is not None:
+        job = dataclasses.replace(job, global_batch=global_batch)
+    rows = compare(job, gpus, bandwidths, fabrics, max_k=max_k, k_values=k_values,
                    gpu_flops=DEFAULT_GPU_FLOPS * gpus_per_node,
                    memory_bytes=A100_MEMORY_BYTES * gpus_per_node, degree=degree,
                    switches=switches, seed=seed)
-    return {"value": None, "rows": [asdict(r) for r in rows]}
+    return {"value": None, "rows": [{**asdict(r), "global_batch": job.global_batch}
+                                    for r in rows]}
 
 
 def curve_spec(suite: str, experiment: str, workload: str, gpus: int,
@@ -40,18 +48,25 @@ def curve_spec(suite: str, experiment: str, workload: str, gpus: int,
     """The task run of one workload's curve."""
     params = {"workload": workload, "gpus": gpus, "bandwidths": [float(b) for b in bandwidths],
               "fabrics": list(fabrics), **options}
-    return TaskSpec(suite, f"{experiment}/{workload}/{gpus}", "fabrics.compare", params,
-                    method="compare", time_limit_s=time_limit_s)
+    batch = options.get("global_batch")
+    point = f"{experiment}/{workload}/{gpus}" + ("" if batch is None else f"/batch{batch}")
+    return TaskSpec(suite, point, "fabrics.compare", params, method="compare",
+                    time_limit_s=time_limit_s)
 
 
-def curve_points(rows: Sequence[dict]) -> dict[str, dict[tuple[str, float], dict]]:
-    """Per workload: ``{(fabric, gbps): point}`` of every stored curve."""
+def curve_points(rows: Sequence[dict], *, batches: bool = False) -> dict:
+    """Per workload: ``{(fabric, gbps): point}`` of every stored curve at the workload's
+    own batch; with ``batches``, ``{(fabric, gbps, global_batch): point}`` of all."""
     out: dict[str, dict] = {}
     for row in rows:
         if row["status"] != "feasible":
             continue
+        if not batches and row["sizes"].get("global_batch") is not None:
+            continue
         for point in row["info"].get("rows", []):
-            out.setdefault(point["workload"], {})[(point["fabric"], point["gbps"])] = point
+            batch = point.get("global_batch") or get_workload(point["workload"]).global_batch
+            key = (point["fabric"], point["gbps"]) + ((batch,) if batches else ())
+            out.setdefault(point["workload"], {})[key] = point
     return out
 
 
