@@ -49,7 +49,7 @@ SCENARIOS = {
                 range(10), range(3), 300.0),
     "cluster": ({"jobs": 24, "tors": 8, "hosts_per_tor": 8, "aggs": 4, "levels": 8},
                 range(5), range(1), 600.0),
-    "microbench": ({"jobs": 5, "levels": 3}, range(60), range(4), 300.0),
+    "microbench": ({"jobs": 5, "levels": 3}, range(30), range(4), 300.0),
 }
 
 # The paper's figures set beside ours (see References).
