@@ -167,7 +167,11 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
         lines += [markdown_table(["method", "instances", "mean GPU utilization",
                                   "crux's mean gain over it", "min / max gain"], body), ""]
         lines += [f"Paper: {PAPER[scenario]}. Gains are `U_crux / U_method - 1` per "
-                  f"instance; {len(crux_u)} `crux` runs.", ""]
+                  f"instance; {len(crux_u)} `crux` runs. fabricopt's `sincronia` and "
+                  f"`varys` are compression baselines on Crux's own paths and priorities, "
+                  f"so the gain over them measures compression alone; `ecmp` (hashed "
+                  f"paths, one level) is the schedule without Crux. The paper's baselines "
+                  f"are whole schedulers.", ""]
         changes = _jct_changes(by_seed)
         if changes:
             jct = [[f"`{key.split('/')[0]}`", key.split('/')[1], len(v), _pct(_mean(v), True)]
