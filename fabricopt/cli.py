@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="FILE")
 
     _add_bench_parser(sub)
+    _add_reproduce_parser(sub)
     p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
                        description="Sweep per-GPU bandwidth for a workload over fabrics, search "
                                    "the best k x l hybrid parallelism at each point, and write "
@@ -155,6 +156,31 @@ def _add_bench_parser(sub) -> None:
     r = reports.add_parser("report", help="re-render the report of a results folder")
     r.add_argument("dir", help="a results folder (holding bench.sqlite)")
     r.add_argument("--no-plots", action="store_true", help="write no PNG plots")
+
+
+def _add_reproduce_parser(sub) -> None:
+    p = sub.add_parser("reproduce", help="run a paper's evaluation or a method experiment",
+                       description="Run an experiment's runs through the benchmark runner "
+                                   "(stored in OUT/bench.sqlite as they finish; --resume "
+                                   "goes on after a kill), then write OUT/NAME.md with its "
+                                   "tables, CSV files and PNG figures. "
+                                   "`fabricopt reproduce --list` lists the experiments.")
+    p.add_argument("experiment", nargs="?", default=None, help="sipml, topoopt, crux, ...")
+    p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument("--quick", action="store_true",
+                   help="the small variant (minutes on 2 cores)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="results folder (default: reproduce-results/NAME[-quick])")
+    p.add_argument("--resume", action="store_true", help="skip runs already stored")
+    p.add_argument("--render-only", action="store_true",
+                   help="re-render the section from the stored runs; run nothing")
+    p.add_argument("--update", default=None, metavar="FILE",
+                   help="also write the section into FILE (e.g. BENCHMARKS.md) between "
+                        "this experiment's markers")
+    p.add_argument("--workers", type=int, default=None, metavar="N")
+    p.add_argument("--executor", choices=("process", "dask"), default="process")
+    p.add_argument("--scheduler", default=None, metavar="ADDR")
+    p.add_argument("--no-progress", action="store_true", help="draw no progress bar")
 
 
 def _parse_value(text: str):
@@ -323,6 +349,36 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_reproduce(args) -> int:
+    from .benchmarks import experiments as exp
+
+    if args.list or args.experiment is None:
+        for e in exp.experiments():
+            print(f"{e.name:<10} {e.summary}" + (f"  [{e.paper}]" if e.paper else ""))
+        return 0
+    exp.get_experiment(args.experiment)  # an unknown name is bad input: exit 2
+    if args.render_only:
+        path = exp.render_experiment(args.experiment, args.out, quick=args.quick)
+    else:
+        try:
+            outcome, path = exp.run_experiment(
+                args.experiment, args.out, quick=args.quick, resume=args.resume,
+                workers=args.workers, executor=args.executor, scheduler=args.scheduler,
+                progress=not args.no_progress)
+        except KeyboardInterrupt:
+            print("fabricopt: interrupted; finished runs are stored: add --resume to run "
+                  "only the rest", file=sys.stderr)
+            return 130
+        print(f"{args.experiment}: {outcome.planned} runs, {outcome.skipped} already stored, "
+              f"{outcome.ran} run now, {outcome.failed} failed", file=sys.stderr)
+    print(path.read_text())
+    if args.update:
+        changed = exp.update_document(args.update, args.experiment, path)
+        print(f"{'updated' if changed else 'unchanged'}: {args.update}", file=sys.stderr)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def _numbers(text: str, name: str, kind=float) -> list:
     try:
         return [kind(x) for x in text.split(",") if x.strip()]
@@ -432,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_bench(args)
         if args.command == "compare":
             return _cmd_compare(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
     except (FabricError, ValueError) as exc:
         print(f"fabricopt: error: {exc}", file=sys.stderr)
         return 2
