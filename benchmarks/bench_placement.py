@@ -6,11 +6,15 @@ Run from a checkout (the script puts the checkout first on ``sys.path``)::
     python benchmarks/bench_placement.py --speed    # Transformer-scale sipml / sipml-ls
     python benchmarks/bench_placement.py --gap      # 30 random 10-12-op instances
     python benchmarks/bench_placement.py --gap --symmetry   # also the MILP's variants
+    python benchmarks/bench_placement.py --families  # sipml vs the degree-free baseline
 
 It prints markdown tables; BENCHMARKS.md (``## placement``) records them.
 
 Speed (issue 3): ``sipml`` places a Transformer-scale balanced graph of at least 20,000
 sub-ops on 64 GPUs in under 2 s; ``sipml-ls`` improves it within a 10 s budget.
+Families (issue 14): on the generator's named families (``generate(family=...)``),
+per seed, ``sipml`` and ``sipml-ls`` against ``unconstrained`` (the degree-free list
+schedule on ``max_peers + 1`` GPUs), relocation counts and ``sipml``'s CPU time.
 Gap: on 30 random 10-12-op instances ``milp`` proves optimality and every heuristic's
 mean and max primal gap ``|p - p*| / max(p, p*)`` to it is reported.
 """
@@ -29,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fabricopt  # noqa: E402
 from fabricopt.heuristics.sipml import balance, sipml  # noqa: E402
 from fabricopt.problems.opgraph import OpGraph  # noqa: E402
-from fabricopt.problems.placement import generate, lower_bound  # noqa: E402
+from fabricopt.problems.placement import FAMILIES, generate, lower_bound  # noqa: E402
 
 HEURISTICS = ["sipml", "sipml-ls", "unconstrained", "round-robin"]
 
@@ -141,6 +145,40 @@ def speed(max_peers=(15, 7), repeats=3, ls_budget_s=10.0):
     print()
 
 
+def families(seeds=4, big_seeds=1, ls_evals=2000, repeats=1):
+    """sipml / unconstrained makespan ratios per family and seed (and sipml-ls's)."""
+    print(f"`generate(seed, family=F)`; sipml CPU s best of {repeats}; sipml-ls at seed 0 with "
+          f"max_evals = {ls_evals}; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print()
+    print("| family | sub-ops | gpus | max_peers | seed | sipml / unconstrained | "
+          "sipml-ls / unconstrained | relocations | moved ops | fallbacks | "
+          "max ops on one GPU | sipml CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    summary = []
+    for name, sizes in FAMILIES.items():
+        ratios = []
+        for seed in range(big_seeds if sizes["ops"] > 5000 else seeds):
+            inst = generate(seed, family=name)
+            _, cpu, (sol, info) = _best_of(repeats, lambda: sipml(inst))
+            base = fabricopt.solve(inst, "unconstrained").objective
+            ours = fabricopt.solve(inst, "sipml").objective
+            ls = fabricopt.solve(inst, "sipml-ls", max_evals=ls_evals).objective
+            held = max(list(sol.gpu.values()).count(g) for g in range(inst.gpus))
+            ratios.append(ours / base)
+            print(f"| {name} | {inst.size} | {inst.gpus} | {inst.max_peers} | {seed} | "
+                  f"{ours / base:.3f} | {ls / base:.3f} | {info['relocations']} | "
+                  f"{info['relocated_ops']} | {info.get('collapses', info.get('fallbacks', 0))} | "
+                  f"{held} | {cpu:.2f} |", flush=True)
+        summary.append((name, statistics.mean(ratios), max(ratios)))
+    print()
+    print("| family | mean sipml / unconstrained | max |")
+    print("|---|---|---|")
+    for name, mean, worst in summary:
+        print(f"| {name} | {mean:.3f} | {worst:.3f} |")
+    print()
+
+
 def _gap(value, best):
     return abs(value - best) / max(abs(value), abs(best)) if max(value, best) > 0 else 0.0
 
@@ -209,9 +247,14 @@ def main(argv=None):
     parser.add_argument("--gap", action="store_true")
     parser.add_argument("--symmetry", action="store_true",
                         help="with --gap: also time the MILP's symmetry-breaking variants")
+    parser.add_argument("--families", action="store_true",
+                        help="sipml against the degree-free baseline on the named families")
+    parser.add_argument("--seeds", type=int, default=4, help="with --families: seeds per family")
     parser.add_argument("--count", type=int, default=30)
     args = parser.parse_args(argv)
-    both = not (args.speed or args.gap)
+    if args.families:
+        families(args.seeds)
+    both = not (args.speed or args.gap or args.families)
     if args.speed or both:
         speed()
     if args.gap or both:
