@@ -27,21 +27,28 @@ def _heuristic(solution, instance: PlacementInstance, info: dict | None = None) 
     return SolverOutput(solution, "feasible", lower_bound(instance), dict(info or {}))
 
 
-def sipml(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
-    """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation."""
-    solution, info = paper.sipml(instance)
+def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
+          rings: str = "search") -> SolverOutput:
+    """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation.
+
+    ``rings="full"`` places on the ring of all GPUs (the paper); ``"search"`` (default)
+    also tries the ring of ``max_peers + 1`` GPUs and keeps the better (see
+    ``heuristics.sipml.sipml``).
+    """
+    solution, info = paper.sipml(instance, rings=rings)
     return _heuristic(solution, instance, info)
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
-             restarts: int = 20) -> SolverOutput:
+             restarts: int = 20, rings: str = "search") -> SolverOutput:
     """Ours: sipml, then iterated local search (moves and swaps under the true degree limit).
 
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
-    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``).
+    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``);
+    ``rings`` is sipml's.
     """
     began = time.perf_counter()
-    start, start_info = paper.sipml(instance)
+    start, start_info = paper.sipml(instance, rings=rings)
     gpu = [start.gpu[op.id] for op in instance.ops]
     if time_limit is not None:       # the search gets what sipml left of the limit
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
