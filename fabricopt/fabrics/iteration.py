@@ -88,6 +88,9 @@ class Plan:
         The placement method (None for k = 1).
     result : Result or None
         The placement solve's result.
+    serial : bool
+        Whether the placement was replaced by one GPU of the group running every op
+        (see :func:`place`).
     """
 
     workload: str
@@ -102,6 +105,7 @@ class Plan:
     method: str | None = None
     result: Any = None
     max_peers: int | None = None
+    serial: bool = False
 
     @property
     def gpus(self) -> int:
@@ -205,6 +209,9 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     Returns
     -------
     Plan
+        The placement; or, when one GPU of the group running every op back to back
+        finishes sooner and holds the model, that (``plan.serial``), so that a group's
+        estimate never exceeds its single-GPU time (issue 14).
 
     Raises
     ------
@@ -243,13 +250,30 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(), method=method,
-                               result=result, max_peers=max_peers)
+    solution, serial = result.solution.to_dict(), _serial_solution(data)
+    # a group never does worse than one of its GPUs running every op back to back: the
+    # earliest-available rule ignores transfers and can split a chain across GPUs
+    serial_s = sum(op["compute_s"] for op in data["ops"])
+    fits = memory_bytes is None or (graph.total_params_bytes / BYTES_PER_VALUE
+                                    * TRAINING_BYTES_PER_PARAM <= memory_bytes)
+    fallback = fits and result.objective is not None and serial_s < result.objective
+    return plan_from_placement(workload, graph, l, data, serial if fallback else solution,
+                               method=method, result=result, max_peers=max_peers,
+                               serial=fallback)
+
+
+def _serial_solution(instance: dict) -> dict:
+    """Every op of a ``placement`` instance (ops listed topologically) on GPU 0."""
+    gpu, start, t = {}, {}, 0.0
+    for op in instance["ops"]:
+        gpu[op["id"]], start[op["id"]] = 0, t
+        t += float(op["compute_s"])
+    return {"gpu": gpu, "start_s": start}
 
 
 def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
                         method: str | None = None, result=None,
-                        max_peers: int | None = None) -> Plan:
+                        max_peers: int | None = None, serial: bool = False) -> Plan:
     """A :class:`Plan` from a ``placement`` instance and solution as JSON (DESIGN.md §5.1).
 
     Ops run in the order of their start times (ties in instance order, which is
@@ -276,7 +300,7 @@ def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, soluti
                 tuple((o, compute[o]) for o in order),
                 tuple((d["src"], d["dst"], float(d["bytes"])) for d in instance["deps"]),
                 {o: int(g) for o, g in gpu.items()}, mp_traffic(instance, gpu),
-                params_per_gpu(graph, instance, gpu), method, result, max_peers)
+                params_per_gpu(graph, instance, gpu), method, result, max_peers, serial)
 
 
 def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:

@@ -9,7 +9,10 @@
   available GPU of its window (ties to the smallest index), with the paper's backward
   relocation when the window is empty — which the authors' code never implemented.
 * :func:`unconstrained` is Algorithm 1 without the window: SiP-ML's electrical baseline.
-* :func:`search_parallelism` picks the model- and data-parallel degrees (k, l).
+
+The search for the model- and data-parallel degrees (k, l) (SiP-ML §4.2) is
+:func:`fabricopt.fabrics.iteration.search_iteration_time`: one search, with the
+fabric's own cost model, for the placement API and ``fabricopt compare``.
 
 The window size is ``D = max_peers + 1``: SiP-ML's degree D less the circuit kept for
 the data-parallel ring is ``max_peers``.
@@ -24,18 +27,15 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections import deque
-from dataclasses import dataclass
 from typing import Iterable
 
-from ..errors import InvalidInstance
 from ..problems._validate import as_float, as_int, fail
 from ..problems.opgraph import OpGraph
 from ..problems.placement import (PlacementInstance, PlacementSolution, advance, evaluate,
                                   schedule, split_op_graph)
 
 __all__ = ["sub_op_count", "balance", "feasible_set", "algorithm1", "sipml", "unconstrained",
-           "degree_safe_gpus", "ParallelismPlan", "search_parallelism"]
+           "degree_safe_gpus", "RINGS"]
 
 # floor(compute/tau) must not lose a whole step to rounding (4e-5 / 1e-5 = 3.9999...).
 _SPLIT_RTOL = 1e-9
@@ -390,7 +390,6 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
         pos[v] = i
     comm_parents = [sorted({u for u, _, b in instance.parents[v] if b}) for v in range(n)]
     comm_children = [sorted({w for w, _, b in instance.children[v] if b}) for v in range(n)]
-    parents, compute = instance.parents, instance.compute_list
     lifts = _Lifts(k, degree, comm_parents, comm_children)
     lift = lifts.lift
     on_gpu: list[list[int]] = [[] for _ in range(k)]   # positions of each GPU's ops
@@ -539,143 +538,3 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
         if makespans[small] < makespans[instance.gpus]:
             best, info["ring_gpus"] = clique, small
     return best, info
-
-
-@dataclass(frozen=True)
-class ParallelismPlan:
-    """The chosen hybrid parallelism and what it costs.
-
-    Attributes
-    ----------
-    mp_degree, dp_degree : int
-        k GPUs per model-parallel group, l data-parallel groups (``k * l = gpus``).
-    iteration_s : float
-        ``makespan_s + allreduce_s``.
-    makespan_s : float
-        Makespan of the ``sipml`` placement of one group.
-    allreduce_s : float
-        Ring-AllReduce time of the most loaded GPU's parameters across the l groups.
-    instance, solution
-        The placement of one group.
-    candidates : tuple of dict
-        Every (k, l) tried, with its figures or the reason it was skipped.
-    """
-
-    mp_degree: int
-    dp_degree: int
-    iteration_s: float
-    makespan_s: float
-    allreduce_s: float
-    instance: PlacementInstance
-    solution: PlacementSolution
-    candidates: tuple = ()
-
-
-def _local_batch(op_graph: OpGraph, dp_degree: int) -> OpGraph:
-    """The op graph at a local batch of 1/l: compute and activations scale by 1/l."""
-    if dp_degree == 1:
-        return op_graph
-    return OpGraph([{"id": o.id, "compute_s": o.compute_s / dp_degree,
-                     "params_bytes": o.params_bytes} for o in op_graph.ops],
-                   [{"src": e.src, "dst": e.dst, "bytes": e.bytes / dp_degree}
-                    for e in op_graph.edges])
-
-
-def _held_params_bytes(op_graph: OpGraph, instance: PlacementInstance,
-                       solution: PlacementSolution) -> float:
-    """Parameter bytes on the most loaded GPU: each sub-op holds 1/n of its op's."""
-    params = {op.id: op.params_bytes for op in op_graph.ops}
-    pieces: dict[str, int] = {}
-    for op in instance.ops:
-        pieces[op.group] = pieces.get(op.group, 0) + 1
-    held = [0.0] * instance.gpus
-    for op in instance.ops:
-        held[solution.gpu[op.id]] += params[op.group] / pieces[op.group]
-    return max(held)
-
-
-def search_parallelism(op_graph: OpGraph, gpus: int, degree: int, link_gbps: float, *,
-                       tau_s: float = 1e-5, max_dp: int | None = None) -> ParallelismPlan:
-    """SiP-ML's search for the model- and data-parallel degrees on N GPUs.
-
-    For ``l = 1, 2, 4, ...`` dividing N (and at most ``max_dp``, e.g. the global batch),
-    ``k = N / l``: balance the op graph at the local batch (compute and activation bytes
-    scaled by 1/l — the linear model the paper assumes where profiles are missing), place
-    it with :func:`sipml` using ``max_peers = D - 1`` when ``l > 1`` (one circuit is the
-    data-parallel ring) and ``D`` when ``l = 1``, and estimate the iteration time as
-    the placement makespan plus the ring-AllReduce of the parameters a GPU holds,
-    ``2 (l - 1) / l * M_g * 8 / (link_gbps * 1e9)``.
-
-    Parameters
-    ----------
-    op_graph : OpGraph
-        The model at the global batch; ``params_bytes`` are what data parallelism syncs.
-    gpus : int
-        N.
-    degree : int
-        D, circuits per GPU (>= 1).
-    link_gbps : float
-        Bandwidth of one circuit.
-    tau_s : float
-        Compute quantum for :func:`balance` (paper: 10 µs).
-    max_dp : int, optional
-        Largest l to try.
-
-    Returns
-    -------
-    ParallelismPlan
-        The (k, l) with the least estimated iteration time (ties: smaller l).
-
-    Raises
-    ------
-    InvalidInstance
-        If a size is invalid.
-
-    References
-    ----------
-    .. [1] SiP-ML, SIGCOMM 2021, §3.2 ("GPU 1 ... with GPU 5 for DP") and §4.2;
-       RostAM ``Strategy::optimize_batchsize`` (notes/sipml.md §1.2, §1.6). The paper's
-       footnote: ring all-reduce exchanges 2M per worker.
-
-    Examples
-    --------
-    >>> g = OpGraph([{"id": "a", "compute_s": 8e-5, "params_bytes": 1e6},
-    ...              {"id": "b", "compute_s": 8e-5, "params_bytes": 1e6}],
-    ...             [{"src": "a", "dst": "b", "bytes": 1e6}])
-    >>> plan = search_parallelism(g, 4, 2, 100.0)
-    >>> plan.mp_degree * plan.dp_degree, len(plan.candidates)
-    (4, 3)
-    """
-    if not isinstance(op_graph, OpGraph):
-        raise InvalidInstance(f"op_graph: expected an OpGraph, got {type(op_graph).__name__}")
-    gpus = as_int("gpus", gpus, minimum=1)
-    degree = as_int("degree", degree, minimum=1)
-    link_gbps = as_float("link_gbps", link_gbps, positive=True)
-    max_dp = gpus if max_dp is None else as_int("max_dp", max_dp, minimum=1)
-    candidates, best = [], None
-    dp = 1
-    while dp <= min(gpus, max_dp):
-        if gpus % dp:
-            dp *= 2
-            continue
-        mp = gpus // dp
-        max_peers = degree - 1 if dp > 1 else degree
-        if mp > 1 and max_peers < 1:
-            candidates.append({"mp_degree": mp, "dp_degree": dp,
-                               "skipped": "no circuit left for model parallelism"})
-            dp *= 2
-            continue
-        inst = balance(_local_batch(op_graph, dp), tau_s, mp, max_peers=max(max_peers, 1),
-                       link_gbps=link_gbps)
-        sol, _ = sipml(inst)
-        makespan = evaluate(inst, sol)
-        held = _held_params_bytes(op_graph, inst, sol)
-        allreduce = 2.0 * (dp - 1) / dp * held * 8.0 / (link_gbps * 1e9)
-        plan = ParallelismPlan(mp, dp, makespan + allreduce, makespan, allreduce, inst, sol)
-        candidates.append({"mp_degree": mp, "dp_degree": dp, "iteration_s": plan.iteration_s,
-                           "makespan_s": makespan, "allreduce_s": allreduce})
-        if best is None or plan.iteration_s < best.iteration_s:
-            best = plan
-        dp *= 2
-    return ParallelismPlan(best.mp_degree, best.dp_degree, best.iteration_s, best.makespan_s,
-                           best.allreduce_s, best.instance, best.solution, tuple(candidates))

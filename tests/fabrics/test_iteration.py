@@ -10,7 +10,8 @@ from fabricopt.fabrics.iteration import (iteration_time, place, placement_instan
                                          plan_from_placement, search_iteration_time)
 from fabricopt.fabrics.models import (ElectCluster, ElectFlat, FatTree, SipOcs,
                                       method_available)
-from fabricopt.fabrics.workloads import DEFAULT_GPU_FLOPS, Workload
+from fabricopt.fabrics.workloads import (BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
+                                         TRAINING_BYTES_PER_PARAM, Workload)
 from fabricopt.problems.opgraph import OpGraph
 
 HAS_PLACEMENT = method_available("placement", "sipml") and method_available("placement",
@@ -172,3 +173,26 @@ def test_placed_jobs_respect_the_fabric_degree(fabric):
     flat = iteration_time(TOY, ElectFlat(400.0), 8, 4, 2, plan=plan)
     assert flat.total_s <= t.total_s * (1 + 1e-12)
     assert t.compute_s <= t.mp_s <= t.total_s
+
+
+@needs_placement
+@pytest.mark.parametrize("fabric", [ElectFlat(1.0), SipOcs(switches=2, gbps=2.0)])
+def test_a_group_never_estimates_worse_than_one_of_its_gpus(fabric):
+    # a chain whose transfers cost more than its compute: the earliest-available rule
+    # spreads it over the group and pays every transfer; one GPU is faster
+    def chain(batch, gpu_flops=DEFAULT_GPU_FLOPS):
+        ops = [{"id": f"o{i}", "compute_s": batch * 1e-4, "params_bytes": 1e3} for i in range(6)]
+        edges = [{"src": f"o{i}", "dst": f"o{i + 1}", "bytes": batch * 1e6} for i in range(5)]
+        return OpGraph(ops, edges)
+
+    job = Workload("chain", chain, 8, "a chain")
+    plan = place(job, fabric, 2, 1, tau_s=1e-3, memory_bytes=None)
+    serial_s = chain(8).total_compute_s
+    assert plan.result.objective > serial_s            # the placement itself is slower
+    assert plan.serial and set(plan.gpu.values()) == {0} and not plan.mp_bytes.any()
+    t = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=None)
+    assert t.mp_s == pytest.approx(serial_s)
+    # where the model does not fit on one GPU the placement stands
+    whole = chain(8).total_params_bytes / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
+    tight = place(job, fabric, 2, 1, tau_s=1e-3, memory_bytes=0.75 * whole)
+    assert not tight.serial

@@ -6,7 +6,7 @@ from hypothesis import given, settings, strategies as st
 
 from fabricopt import InvalidInstance
 from fabricopt.heuristics.sipml import (_Lifts, algorithm1, balance, degree_safe_gpus, feasible_set,
-                                        search_parallelism, sipml, sub_op_count, unconstrained)
+                                        sipml, sub_op_count, unconstrained)
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.problems.placement import (Dep, PlacementInstance, SubOp, generate, lower_bound,
@@ -194,46 +194,3 @@ def test_unconstrained_is_the_electrical_baseline_without_a_degree_limit():
     # the window never binds then, so sipml agrees
     solution, _ = sipml(inst)
     assert dict(solution.gpu) == dict(unconstrained(inst).gpu)
-
-
-def layered_graph(params_bytes=4e6):
-    ops = [{"id": f"l{i}", "compute_s": 64 * TAU, "params_bytes": params_bytes} for i in range(4)]
-    edges = [{"src": f"l{i}", "dst": f"l{i + 1}", "bytes": 1e6} for i in range(3)]
-    return OpGraph(ops, edges)
-
-
-def test_search_parallelism_tries_every_split_and_keeps_the_best():
-    plan = search_parallelism(layered_graph(), 8, 3, 100.0)
-    tried = [(c["mp_degree"], c["dp_degree"]) for c in plan.candidates]
-    assert tried == [(8, 1), (4, 2), (2, 4), (1, 8)]
-    best = min(plan.candidates, key=lambda c: c["iteration_s"])
-    assert (plan.mp_degree, plan.dp_degree) == (best["mp_degree"], best["dp_degree"])
-    assert plan.iteration_s == pytest.approx(plan.makespan_s + plan.allreduce_s)
-    assert check(plan.instance, plan.solution)
-    assert evaluate(plan.instance, plan.solution) == pytest.approx(plan.makespan_s)
-    # the data-parallel ring takes one circuit: max_peers = D - 1 when l > 1, D when l = 1
-    for mp, dp in tried:
-        inst = search_parallelism(layered_graph(), 8, 3, 100.0, max_dp=dp).instance
-        if (inst.gpus, dp) == (mp, dp) and dp > 1:
-            assert inst.max_peers == 2
-
-
-def test_search_parallelism_allreduce_and_pure_data_parallel():
-    # one GPU per group: the whole model (16 MB) is ring-reduced across 8 groups
-    plan = search_parallelism(layered_graph(), 8, 1, 100.0)
-    pure_dp = next(c for c in plan.candidates if c["dp_degree"] == 8)
-    assert pure_dp["allreduce_s"] == pytest.approx(2 * 7 / 8 * 16e6 * 8 / 100e9)
-    assert pure_dp["makespan_s"] == pytest.approx(4 * 64 * TAU / 8)   # compute scales 1/l
-    # D = 1 leaves no circuit for model parallelism when there is data parallelism
-    assert [c.get("skipped") for c in plan.candidates[1:3]] == [
-        "no circuit left for model parallelism"] * 2
-    # without parameters, more model parallelism can only help up to the compute bound
-    free = search_parallelism(layered_graph(0.0), 4, 4, 100.0, max_dp=1)
-    assert (free.mp_degree, free.dp_degree, free.allreduce_s) == (4, 1, 0.0)
-
-
-def test_search_parallelism_rejects_bad_input():
-    with pytest.raises(InvalidInstance, match="degree = 0: must be >= 1"):
-        search_parallelism(layered_graph(), 8, 0, 100.0)
-    with pytest.raises(InvalidInstance, match="op_graph: expected an OpGraph"):
-        search_parallelism({"ops": []}, 8, 2, 100.0)
