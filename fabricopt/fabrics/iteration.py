@@ -59,7 +59,8 @@ from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                         TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
 __all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
-           "iteration_time", "search_iteration_time", "DEFAULT_TAU_S", "data_parallel_degrees"]
+           "iteration_time", "search_iteration_time", "serial_plan", "DEFAULT_TAU_S",
+           "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
 DEFAULT_TAU_S = 10e-6
@@ -89,8 +90,7 @@ class Plan:
     result : Result or None
         The placement solve's result.
     serial : bool
-        Whether the placement was replaced by one GPU of the group running every op
-        (see :func:`place`).
+        Whether one GPU of each group runs every op (:func:`serial_plan`).
     """
 
     workload: str
@@ -209,9 +209,6 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     Returns
     -------
     Plan
-        The placement; or, when one GPU of the group running every op back to back
-        finishes sooner and holds the model, that (``plan.serial``), so that a group's
-        estimate never exceeds its single-GPU time (issue 14).
 
     Raises
     ------
@@ -250,30 +247,23 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    solution, serial = result.solution.to_dict(), _serial_solution(data)
-    # a group never does worse than one of its GPUs running every op back to back: the
-    # earliest-available rule ignores transfers and can split a chain across GPUs
-    serial_s = sum(op["compute_s"] for op in data["ops"])
-    fits = memory_bytes is None or (graph.total_params_bytes / BYTES_PER_VALUE
-                                    * TRAINING_BYTES_PER_PARAM <= memory_bytes)
-    fallback = fits and result.objective is not None and serial_s < result.objective
-    return plan_from_placement(workload, graph, l, data, serial if fallback else solution,
-                               method=method, result=result, max_peers=max_peers,
-                               serial=fallback)
+    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(),
+                               method=method, result=result, max_peers=max_peers)
 
 
-def _serial_solution(instance: dict) -> dict:
-    """Every op of a ``placement`` instance (ops listed topologically) on GPU 0."""
-    gpu, start, t = {}, {}, 0.0
-    for op in instance["ops"]:
-        gpu[op["id"]], start[op["id"]] = 0, t
-        t += float(op["compute_s"])
-    return {"gpu": gpu, "start_s": start}
+def serial_plan(plan: Plan) -> Plan:
+    """``plan`` with GPU 0 of each group running every op back to back (in the plan's
+    order), the other GPUs idle: no model-parallel traffic, GPU 0 holds the model."""
+    params = np.zeros(plan.k)
+    params[0] = plan.params_bytes.sum()
+    return Plan(plan.workload, plan.k, plan.l, plan.graph, plan.ops, plan.deps,
+                {o: 0 for o in plan.gpu}, np.zeros((plan.k, plan.k)), params, plan.method,
+                plan.result, plan.max_peers, serial=True)
 
 
 def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
                         method: str | None = None, result=None,
-                        max_peers: int | None = None, serial: bool = False) -> Plan:
+                        max_peers: int | None = None) -> Plan:
     """A :class:`Plan` from a ``placement`` instance and solution as JSON (DESIGN.md §5.1).
 
     Ops run in the order of their start times (ties in instance order, which is
@@ -300,7 +290,7 @@ def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, soluti
                 tuple((o, compute[o]) for o in order),
                 tuple((d["src"], d["dst"], float(d["bytes"])) for d in instance["deps"]),
                 {o: int(g) for o, g in gpu.items()}, mp_traffic(instance, gpu),
-                params_per_gpu(graph, instance, gpu), method, result, max_peers, serial)
+                params_per_gpu(graph, instance, gpu), method, result, max_peers)
 
 
 def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:
@@ -377,7 +367,7 @@ def _check_memory(plan: Plan, memory_bytes: float | None) -> None:
 def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
                    tau_s: float = DEFAULT_TAU_S, gpu_flops: float = DEFAULT_GPU_FLOPS,
                    memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
-                   seed: int = 0) -> IterationTime:
+                   seed: int = 0, serial_fallback: bool = True) -> IterationTime:
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
 
     Parameters
@@ -395,6 +385,10 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
     plan : Plan, optional
         A placement to reuse (from :func:`place`), e.g. to price one placement on
         several fabrics; it must be for the same workload, k and l.
+    serial_fallback : bool
+        Also price :func:`serial_plan` (when it fits in memory) and keep the faster, so
+        that a group never does worse than one of its GPUs running every op: the
+        earliest-available rule ignores transfers and can split a chain across GPUs.
 
     Returns
     -------
@@ -428,9 +422,21 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
         fail("plan", f"{plan.workload} k={plan.k} l={plan.l}",
              f"is not a placement of {workload.name} with k = {k}, l = {l}")
     _check_memory(plan, memory_bytes)
+    best = _price(plan, fabric)
+    if serial_fallback and k > 1 and not plan.serial:
+        alone = serial_plan(plan)
+        if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
+            other = _price(alone, fabric)
+            if other.total_s < best.total_s:
+                best = other
+    return best
+
+
+def _price(plan: Plan, fabric: Fabric) -> IterationTime:
+    """Steps 2 and 3 of the model for a placed job."""
     allocation = fabric.allocate(plan.traffic())
     compute_s = _critical_path_s(plan, None)
-    mp_s = _critical_path_s(plan, allocation.pair_gbps) if k > 1 else compute_s
+    mp_s = _critical_path_s(plan, allocation.pair_gbps) if plan.k > 1 else compute_s
     allreduce_s = allocation.allreduce_s()
     total = max(mp_s + allreduce_s, allocation.comm_time_s)
     return IterationTime(total, compute_s, mp_s, allreduce_s, allocation.comm_time_s,

@@ -57,8 +57,12 @@ def test_critical_path_with_pair_rates_by_hand():
             "deps": [{"src": "a", "dst": "b", "bytes": 1e9}]}
     plan = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 0, "b": 1},
                                                        "start_s": {"a": 0.0, "b": 2.0}})
-    t = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None)
+    t = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None,
+                       serial_fallback=False)
     assert (t.compute_s, t.mp_s, t.allreduce_s, t.fabric_s, t.total_s) == (2.0, 3.0, 0.0, 1.0, 3.0)
+    # one GPU running both (2 s) beats the 1 s transfer: the fallback takes it
+    alone = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None)
+    assert alone.plan.serial and (alone.mp_s, alone.total_s) == (2.0, 2.0)
     same = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 1, "b": 1},
                                                        "start_s": {"a": 0.0, "b": 1.0}})
     assert iteration_time(TOY, ElectFlat(8.0), 2, 2, 1, plan=same).total_s == 2.0
@@ -188,11 +192,15 @@ def test_a_group_never_estimates_worse_than_one_of_its_gpus(fabric):
     job = Workload("chain", chain, 8, "a chain")
     plan = place(job, fabric, 2, 1, tau_s=1e-3, memory_bytes=None)
     serial_s = chain(8).total_compute_s
-    assert plan.result.objective > serial_s            # the placement itself is slower
-    assert plan.serial and set(plan.gpu.values()) == {0} and not plan.mp_bytes.any()
+    spread = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=None,
+                            serial_fallback=False)
+    assert spread.mp_s > serial_s                          # the placement itself is slower
     t = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=None)
-    assert t.mp_s == pytest.approx(serial_s)
+    assert t.plan.serial and set(t.plan.gpu.values()) == {0} and not t.plan.mp_bytes.any()
+    assert t.mp_s == pytest.approx(serial_s) and t.total_s <= spread.total_s
+    best = search_iteration_time(job, fabric, 2, memory_bytes=None)
+    assert best.mp_s <= serial_s * (1 + 1e-12)
     # where the model does not fit on one GPU the placement stands
     whole = chain(8).total_params_bytes / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
-    tight = place(job, fabric, 2, 1, tau_s=1e-3, memory_bytes=0.75 * whole)
-    assert not tight.serial
+    tight = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=0.75 * whole)
+    assert not tight.plan.serial
