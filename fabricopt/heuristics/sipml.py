@@ -494,11 +494,13 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
         ``"full"``: Algorithm 1 on the ring of all ``gpus`` (the paper). ``"search"``
         (ours, the default): also on the ring of the first ``D = max_peers + 1`` GPUs
         — where the window is the whole ring, so Algorithm 1 needs no relocation —
-        and keep the placement whose schedule ends first (ties: the full ring). The
-        paper searches the model-parallel degree k (§4.2); this extends that search
-        to the placement: a group may leave GPUs idle when the window costs more
-        than they bring (on the generator's families, measured in BENCHMARKS.md,
-        the full ring alone is 1.1-2.5x the D-GPU schedule).
+        and on one GPU (every op back to back), and keep the placement whose
+        schedule ends first (ties: the larger ring). The paper searches the
+        model-parallel degree k (§4.2); this extends that search to the placement: a
+        group may leave GPUs idle when the window or the transfers cost more than
+        they bring (on the generator's families, measured in BENCHMARKS.md, the full
+        ring alone is 0.8-2.5x the D-GPU schedule; the earliest-available rule,
+        blind to transfers, can make a 2-GPU group slower than one GPU).
 
     Returns
     -------
@@ -533,13 +535,14 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
         fail("rings", rings, f"must be one of {', '.join(RINGS)}")
     gpu, order, info = algorithm1(instance)
     info["ring_gpus"] = instance.gpus
-    small = degree_safe_gpus(instance)
-    if rings == "search" and small < instance.gpus:
-        placed = {instance.gpus: (gpu, order),
-                  small: algorithm1(instance, gpus=small, degree=small)[:2]}
+    if rings == "search" and instance.gpus > 1:
+        placed = {instance.gpus: (gpu, order), 1: ([0] * instance.size, order)}
+        small = degree_safe_gpus(instance)
+        if small < instance.gpus:
+            placed[small] = algorithm1(instance, gpus=small, degree=small)[:2]
         makespans = {ring: max(schedule_times(instance, *placed[ring])[1], default=0.0)
                      for ring in placed}
         info["ring_makespans_s"] = makespans
-        if makespans[small] < makespans[instance.gpus]:
-            (gpu, order), info["ring_gpus"] = placed[small], small
+        kept = min(makespans, key=lambda ring: (makespans[ring], -ring))
+        (gpu, order), info["ring_gpus"] = placed[kept], kept
     return schedule(instance, gpu, order), info

@@ -143,13 +143,25 @@ def test_ring_search_keeps_the_better_ring(seed):
     full, full_info = sipml(inst, rings="full")
     best, info = sipml(inst)
     makespans = info["ring_makespans_s"]
-    assert set(makespans) == {8, 3}
+    assert set(makespans) == {8, 3, 1}
     assert makespans[8] == pytest.approx(evaluate(inst, full))
     assert makespans[3] == pytest.approx(evaluate(inst, unconstrained(inst)))
+    assert makespans[1] == pytest.approx(sum(op.compute_s for op in inst.ops))
     assert evaluate(inst, best) == pytest.approx(min(makespans.values()))
     assert check(inst, best) and window_respected(inst, best, info["ring_gpus"])
     with pytest.raises(InvalidInstance, match="rings = 'all': must be one of search, full"):
         sipml(inst, rings="all")
+
+
+def test_ring_search_never_loses_to_one_gpu():
+    # a 2-GPU chain whose transfers dwarf its compute: earliest available alternates
+    # GPUs and pays every transfer; the search keeps one GPU
+    ops = [SubOp(f"o{i}", 1.0) for i in range(6)]
+    deps = [Dep(f"o{i}", f"o{i + 1}", 1e9) for i in range(5)]
+    inst = PlacementInstance(2, 1, 1.0, ops, deps)
+    assert evaluate(inst, unconstrained(inst)) > 6.0
+    solution, info = sipml(inst)
+    assert info["ring_gpus"] == 1 and evaluate(inst, solution) == pytest.approx(6.0)
 
 
 def window_respected(inst, solution, ring):
