@@ -12,10 +12,10 @@ import sys
 from typing import Sequence
 
 from . import dump, generate, load, load_solution
-from .errors import FabricError
+from .errors import FabricError, InvalidOption
 from .problems import check as check_solution
 from .problems import evaluate, get_kind, kind_of, kinds, write_json
-from .solvers import Result, all_methods, solve
+from .solvers import Result, all_methods, get_method, solve
 
 __all__ = ["main", "build_parser"]
 
@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("highs", "cbc"), default=None,
                    help="MILP backend (MILP methods only)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a method option (repeatable); VALUE is parsed as JSON when it can be")
+                   help="a method option (repeatable), parsed by its declared type "
+                        "(`fabricopt methods KIND` lists them)")
     p.add_argument("--json", action="store_true", help="print the result envelope alone")
     p.add_argument("--out", default=None, metavar="FILE", help="also write the envelope here")
 
@@ -64,14 +65,19 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the best k x l hybrid parallelism at each point, and write "
                                    "PREFIX.md (table), PREFIX.csv and PREFIX.png (plot).")
     p.add_argument("workload", help="resnet50, vgg16, bert-large, transformer, megatron, "
-                                    "gpt3-175b or dlrm")
+                                    "gpt3-175b or dlrm; or a traffic workload: simai-moe, "
+                                    "simai-micro, or the path of an AICB/SimAI file")
     p.add_argument("--gpus", type=int, default=1024, help="nodes (default 1024)")
-    p.add_argument("--bandwidths", default="128,256,512,1024,2048,4096,8192", metavar="GBPS,...",
-                   help="per-node Gbps (default SiP-ML's 128 ... 8192)")
-    p.add_argument("--fabrics", default="elect-flat,elect-cluster-400,sip-ocs,sip-ring",
-                   metavar="NAME,...", help="elect-flat, elect-flat-half, elect-cluster-200, "
-                   "elect-cluster-400, fat-tree, sip-ocs, sip-ring, direct-connect, "
-                   "fat-tree-cost-matched")
+    p.add_argument("--bandwidths", default=None, metavar="GBPS,...",
+                   help="per-node Gbps (default: SiP-ML's 128 ... 8192; with --model simai "
+                        "the SimAI cluster's NIC bandwidth per GPU)")
+    p.add_argument("--fabrics", "--fabric", default=None, metavar="NAME,...",
+                   help="elect-flat, elect-flat-half, elect-cluster-200, elect-cluster-400, "
+                        "fat-tree, sip-ocs, sip-ring, direct-connect, fat-tree-cost-matched; "
+                        "with --model simai also elect-cluster (SimAI's cluster) "
+                        "(default: elect-flat,elect-cluster-400,sip-ocs,sip-ring; "
+                        "with --model simai: elect-cluster)")
+    _add_simai_compare_options(p)
     p.add_argument("--k", default=None, metavar="K,...",
                    help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
     p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
@@ -87,6 +93,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output prefix (default compare-WORKLOAD-GPUS)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
+
+
+def _add_simai_compare_options(p) -> None:
+    """``compare``'s options for traffic (SimAI/AICB) workloads."""
+    p.add_argument("--model", choices=("auto", "sipml", "simai"), default="auto",
+                   help="sipml places op graphs (k x l search); simai prices traffic "
+                        "workloads as SimAI-Analytical does (default: by the workload)")
+    p.add_argument("--nvlink-GBps", type=float, default=360.0, metavar="GB/S",
+                   help="simai: NVLink bandwidth per GPU, GB = 2^30 bytes (default 360)")
+    p.add_argument("--nic-GBps", type=float, default=48.5, metavar="GB/S",
+                   help="simai: bandwidth of one NIC (default 48.5)")
+    p.add_argument("--nics-per-server", type=int, default=8, help="simai: default 8")
+    p.add_argument("--gpus-per-server", type=int, default=8, help="simai: default 8")
+    p.add_argument("--mode", choices=("serial", "concurrent"), default="serial",
+                   help="simai: collectives one after another (SimAI) or all at once")
+    p.add_argument("--overlap", default="", metavar="GROUP=R,...",
+                   help="simai: fraction of a group's communication hidden by compute, "
+                        "e.g. DP=0.5,TP=0 (groups DP, DP_EP, TP, EP; default 0)")
+    p.add_argument("--pp-overlap", type=float, default=1.0,
+                   help="simai: the same for pipeline traffic (default 1: none exposed)")
+    p.add_argument("--efficiency", default="simai", metavar="simai|none|DIR",
+                   help="simai: collective efficiency tables (default SimAI's own)")
+    p.add_argument("--time-unit-s", type=float, default=1e-9,
+                   help="simai: seconds per compute tick of the file (default 1e-9)")
+    p.add_argument("--max-hops", type=int, default=None,
+                   help="simai: lightpath reach of sip-ring (default 16)")
+    p.add_argument("--json", action="store_true",
+                   help="simai: print the rows as JSON (files only with --out)")
 
 
 def _add_bench_parser(sub) -> None:
@@ -141,11 +175,11 @@ def _size_options(kind: str, extra: list[str]) -> dict:
     while i < len(extra):
         flag = extra[i]
         if not flag.startswith("--") or i + 1 >= len(extra):
-            raise ValueError(f"{flag}: expected --NAME VALUE size options")
+            raise InvalidOption(f"{flag}: expected --NAME VALUE size options")
         name = flag[2:].replace("-", "_")
         if name not in params or name == "seed":
             options = ", ".join("--" + n.replace("_", "-") for n in params if n != "seed")
-            raise ValueError(f"--{flag[2:]}: not a size option of {kind} (options: {options})")
+            raise InvalidOption(f"--{flag[2:]}: not a size option of {kind} (options: {options})")
         default = params[name].default
         value = extra[i + 1]
         try:
@@ -158,8 +192,8 @@ def _size_options(kind: str, extra: list[str]) -> dict:
             else:
                 out[name] = _parse_value(value)
         except ValueError:
-            raise ValueError(f"--{flag[2:]} = {value!r}: must be a "
-                             f"{type(default).__name__}") from None
+            raise InvalidOption(f"--{flag[2:]} = {value!r}: must be a "
+                                f"{type(default).__name__}") from None
         i += 2
     return out
 
@@ -180,12 +214,7 @@ def _cmd_solve(args) -> int:
     instance = load(args.instance)
     if isinstance(instance, Result):
         raise ValueError(f"{args.instance}: is a result envelope, not an instance")
-    options = {}
-    for item in args.option:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError(f"--option {item!r}: expected NAME=VALUE")
-        options[name.replace("-", "_")] = _parse_value(value)
+    options = _method_options(kind_of(instance).name, args.method, args.option)
     if args.backend is not None:
         options["backend"] = args.backend
     result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **options)
@@ -196,6 +225,22 @@ def _cmd_solve(args) -> int:
     else:
         print(_summary(result))
     return 1 if result.status == "error" else 0
+
+
+def _method_options(kind: str, method: str, items: list[str]) -> dict:
+    """``--option NAME=VALUE`` items, each parsed by the method's declared type."""
+    record = get_method(kind, method)
+    options = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise InvalidOption(f"--option {item!r}: expected NAME=VALUE")
+        name = name.strip().replace("-", "_")
+        option = record.option(name)
+        if option is None and not record.takes_any:
+            record.validate({name: value})  # raises: names the option and lists the known ones
+        options[name] = _parse_value(value) if option is None else option.parse(value)
+    return options
 
 
 def _cmd_check(args) -> int:
@@ -223,11 +268,14 @@ def _cmd_methods(args) -> int:
         records = all_methods(kind)
         print(f"{kind} ({get_kind(kind).sense}):")
         for m in records:
-            tags = [t for t, on in (("exact", m.exact), ("bound only", m.bound_only)) if on]
+            tags = [t for t, on in (("exact", m.exact), ("bound only", m.bound_only),
+                                    ("honours time limit", m.honours_time_limit)) if on]
             if m.source != "builtin":
                 tags.append(m.source)
             tag = f" [{', '.join(tags)}]" if tags else ""
             print(f"  {m.name:<16}{m.summary}{tag}")
+            for option in m.options:
+                print(f"      --option {option.describe()}")
     return 0
 
 
@@ -282,10 +330,67 @@ def _numbers(text: str, name: str, kind=float) -> list:
         raise ValueError(f"--{name} = {text!r}: expected comma-separated numbers") from None
 
 
+def _overlap_option(text: str) -> dict:
+    out = {}
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        group, sep, value = item.partition("=")
+        try:
+            out[group.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--overlap {item!r}: expected GROUP=FRACTION") from None
+        if not sep:
+            raise ValueError(f"--overlap {item!r}: expected GROUP=FRACTION")
+    return out
+
+
+def _cmd_compare_simai(args, workload) -> int:
+    from .fabrics import comparison as cmp
+    from .fabrics import simai_comparison as scmp
+
+    fabrics = [f.strip() for f in (args.fabrics or "elect-cluster").split(",") if f.strip()]
+    rows = scmp.compare_simai(
+        workload, args.gpus, None if args.bandwidths is None
+        else _numbers(args.bandwidths, "bandwidths"), fabrics,
+        nvlink_GBps=args.nvlink_GBps, nic_GBps=args.nic_GBps,
+        nics_per_server=args.nics_per_server, gpus_per_server=args.gpus_per_server,
+        mode=args.mode, overlap=_overlap_option(args.overlap), pp_overlap=args.pp_overlap,
+        efficiency=args.efficiency, switches=args.switches, degree=args.degree,
+        max_hops=args.max_hops,
+        progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
+    table = scmp.simai_markdown_table(rows)
+    if args.json:
+        print(scmp.simai_rows_json(rows))
+    else:
+        print(table)
+    if args.out or not args.json:
+        prefix = args.out or f"compare-{workload.name}-{args.gpus}"
+        with open(f"{prefix}.md", "w") as f:
+            f.write(table + "\n")
+        scmp.write_simai_csv(rows, f"{prefix}.csv")
+        cmp.plot(rows, f"{prefix}.png")
+        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+    return 0
+
+
 def _cmd_compare(args) -> int:
     from .fabrics import comparison as cmp
+    from .fabrics.resolve import is_traffic_workload, resolve_workload
     from .fabrics.workloads import A100_MEMORY_BYTES
 
+    workload = resolve_workload(args.workload, time_unit_s=args.time_unit_s)
+    traffic = is_traffic_workload(workload)
+    if args.model == "simai" and not traffic:
+        raise ValueError(f"--model simai prices traffic workloads (AICB/SimAI files); "
+                         f"{workload.name} is an op-graph workload: use --model sipml")
+    if args.model == "sipml" and traffic:
+        raise ValueError(f"--model sipml places op graphs; {workload.name} is a traffic "
+                         f"workload (AICB/SimAI): use --model simai")
+    if traffic:
+        return _cmd_compare_simai(args, workload)
+    args.bandwidths = args.bandwidths or "128,256,512,1024,2048,4096,8192"
+    args.fabrics = args.fabrics or "elect-flat,elect-cluster-400,sip-ocs,sip-ring"
     per_node = args.gpus_per_node
     if per_node < 1:
         raise ValueError(f"--gpus-per-node = {per_node}: must be >= 1")
