@@ -5,9 +5,12 @@
 * :func:`feasible_set` is the forward distance window: a sub-op on GPU j may read from a
   parent on GPU p only if ``(j - p) mod k < D``, so every GPU sends to at most ``D - 1``
   others and receives from at most ``D - 1``.
-* :func:`sipml` is Algorithm 1: sub-ops in topological order, each on the earliest
-  available GPU of its window (ties to the smallest index), with the paper's backward
-  relocation when the window is empty — which the authors' code never implemented.
+* :func:`algorithm1` is Algorithm 1: sub-ops in topological order, each on the earliest
+  available GPU of its window (ties to the least drift around the ring), with the
+  paper's backward relocation when the window is empty — which the authors' code never
+  implemented — made to terminate by construction (monotone cascades over "lifts").
+* :func:`sipml` runs it and, by default, keeps the best of the ring of all GPUs, the
+  ring of ``D`` GPUs and one GPU.
 * :func:`unconstrained` is Algorithm 1 without the window: SiP-ML's electrical baseline.
 
 The search for the model- and data-parallel degrees (k, l) (SiP-ML §4.2) is
