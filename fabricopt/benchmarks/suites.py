@@ -82,12 +82,18 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("medium", {"ops": 40, "gpus": 8, "max_peers": 3}, (0, 1), ALL, 10.0),
             ("large", {"ops": 2000, "gpus": 32, "max_peers": 7}, (0,),
              ("sipml", "sipml-ls", "unconstrained", "round-robin"), 30.0),
+            # issue 14's family: 500 sub-ops, 16 GPUs, 3 peers (problems.placement.FAMILIES)
+            ("k16-p3", {"family": "k16-p3"}, (0, 1, 2, 3),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 30.0),
         ],
         # SiP-ML §3.2 / §5: k-way model parallelism with D - 1 = 15 MP peers on 64 GPUs;
         # the balanced Transformer graph has > 20k sub-ops (issue #3's speed target).
         "paper": [
             ("sipml-k64-d16", {"ops": 20000, "gpus": 64, "max_peers": 15}, (0,),
              ("sipml", "sipml-ls", "unconstrained", "round-robin"), 120.0),
+            # issue 14's family: 2,000 sub-ops, 32 GPUs, D = 8 (problems.placement.FAMILIES)
+            ("k32-p7", {"family": "k32-p7"}, (0, 1, 2, 3),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 60.0),
         ],
         "scale": [
             ("o10-k4", {"ops": 10, "gpus": 4, "max_peers": 1}, (0, 1), ALL, 60.0),

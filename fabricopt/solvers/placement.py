@@ -34,29 +34,37 @@ def _heuristic(solution, instance: PlacementInstance, info: dict | None = None, 
 
 
 def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
-          bound_milp_s=None) -> SolverOutput:
+          bound_milp_s=None, rings: str = "search") -> SolverOutput:
     """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation.
 
-    ``bound_milp_s``: seconds the MILP may spend on a bound beside the answer (see
-    ``heuristic_bound``; default 2 s on instances of at most 16 ops, else 0).
+    ``rings="full"`` places on the ring of all GPUs (the paper); ``"search"`` (default)
+    also tries the ring of ``max_peers + 1`` GPUs and one GPU and keeps the best (see
+    ``heuristics.sipml.sipml``). ``bound_milp_s``: seconds the MILP may spend on a bound
+    beside the answer (see ``heuristic_bound``; default 2 s on instances of at most 16
+    ops, else 0).
     """
-    solution, info = paper.sipml(instance)
+    solution, info = paper.sipml(instance, rings=rings)
     return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
                       time_limit=time_limit)
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
-             restarts: int = 20, bound_milp_s=None) -> SolverOutput:
+             restarts: int = 20, bound_milp_s=None, rings: str = "search") -> SolverOutput:
     """Ours: sipml, then iterated local search (moves and swaps under the true degree limit).
 
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
     ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``);
-    ``bound_milp_s`` as in ``sipml``.
+    ``bound_milp_s`` and ``rings`` as in ``sipml``.
     """
     solution, info = ours.sipml_ls(instance, seed=seed, time_limit=time_limit,
-                                   max_evals=max_evals, restarts=restarts)
+                                   max_evals=max_evals, restarts=restarts, rings=rings)
     return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
                       time_limit=time_limit)
+
+
+_RINGS = Option("rings", str, "search",
+                "search: best of all GPUs, max_peers + 1 GPUs and one GPU; full: all GPUs "
+                "(the paper)", choices=paper.RINGS)
 
 
 def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0,
@@ -115,11 +123,11 @@ register_method("placement", "milp", milp, exact=True, honours_time_limit=True,
 BOUND_MILP_S = Option("bound_milp_s", float, None,
                       "seconds of MILP for the bound (none: 2 s up to 16 ops, else 0)",
                       check=at_least(0))
-register_method("placement", "sipml", sipml, options=(BOUND_MILP_S,))
+register_method("placement", "sipml", sipml, options=(BOUND_MILP_S, _RINGS))
 register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, options=(
     Option("max_evals", int, None, "schedule evaluations per restart (none: by size)",
            check=at_least(1)),
     Option("restarts", int, 20, "perturbation restarts of the local search",
-           check=at_least(0)), BOUND_MILP_S))
+           check=at_least(0)), BOUND_MILP_S, _RINGS))
 register_method("placement", "unconstrained", unconstrained, options=(BOUND_MILP_S,))
 register_method("placement", "round-robin", round_robin, options=(BOUND_MILP_S,))
