@@ -43,7 +43,7 @@ from .topology_routing import (RouteBook, add_links, assemble, degree_one_soluti
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
            "circulant_diameter", "circulant_mean_hops", "regular_ring", "degree_split",
-           "RingClass", "allocate_rings", "mp_matching", "topoopt"]
+           "RingClass", "allocate_rings", "mp_matching", "coin_path_nodes", "topoopt"]
 
 
 def totient_perms(n: int) -> list[int]:
@@ -509,6 +509,20 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
     return counts
 
 
+def coin_path_nodes(table: CoinTable, src: int, dst: int) -> list[int]:
+    """The servers from ``src`` to ``dst`` along the table's fewest-coin path.
+
+    Examples
+    --------
+    >>> coin_path_nodes(coin_change_mod(12, [1, 5]), 0, 3)[::3]
+    [0, 3]
+    """
+    nodes = [int(src)]
+    for c in table.path(dst - src):
+        nodes.append((nodes[-1] + c) % table.n)
+    return nodes
+
+
 def _coin_ring(members: tuple, table: CoinTable) -> list[int]:
     """The regular ring over ``members`` whose hops, routed by coins, are fewest."""
     arr = np.array(members)
@@ -598,13 +612,15 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
         for k in cls.groups:
             for order in orders:
                 target += [Ring(k, order, share), Ring(k, order[::-1], share)]
-    for ring in coin_routed:
-        volume = ring.share * ring_bytes_per_member(instance.allreduce[ring.group])
-        for a, b in ring.successors():
-            nodes = [a]
-            for c in table.path(b - a):
-                nodes.append((nodes[-1] + c) % n)
+    # coin_routed holds (forward, reverse) pairs: the reverse ring's hop b -> a walks the
+    # forward hop's coin path backwards (the artifact negates the path), so the two
+    # halves of a group load opposite directions of the same links.
+    for forward in coin_routed[::2]:
+        volume = forward.share * ring_bytes_per_member(instance.allreduce[forward.group])
+        for a, b in forward.successors():
+            nodes = coin_path_nodes(table, a, b)
             book.add(a, b, [nodes], volume)
+            book.add(b, a, [nodes[::-1]], volume)
     # Interfaces no ring could use (a member set's rings fill only its members) go to MP.
     counts += mp_matching(instance.traffic, instance.degree - counts.sum(axis=1), rng)
     rest = instance.traffic + ring_traffic(instance, direct)

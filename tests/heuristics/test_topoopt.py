@@ -251,6 +251,21 @@ def test_group_without_a_ring_is_routed_by_coins():
     assert [p.nodes for p in route.paths] == [(0, 1, 2, 3, 4)]
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reverse_ring_mirrors_the_forward_coin_paths(seed):
+    # Regression (issue 14): the {0, 4} group rides the all-server ring of degree 2.
+    # Routing its reverse ring with an independent coin path sent both halves clockwise
+    # (0.150 s); mirrored, each half takes one direction and topoopt matches the plain
+    # ring, which is optimal here: (0.875e9 + 0.5e9) bytes / 12.5e9 bytes/s = 0.110 s.
+    inst = TopologyInstance(8, 2, 100.0, [{"members": list(range(8)), "bytes": 1e9},
+                                          {"members": [0, 4], "bytes": 1e9}], [[0] * 8] * 8)
+    solution = topoopt(inst, seed=seed)
+    assert check(inst, solution)
+    assert evaluate(inst, solution) == pytest.approx(0.110, rel=1e-12)
+    route = next(r for r in solution.routes if (r.src, r.dst) == (0, 4))
+    assert sorted(p.nodes for p in route.paths) == [(0, 1, 2, 3, 4), (0, 7, 6, 5, 4)]
+
+
 def test_mp_matching_diminishes_repeated_pairs():
     t = np.zeros((4, 4))
     t[0, 1], t[2, 3], t[0, 2] = 9e9, 4e9, 3e9
