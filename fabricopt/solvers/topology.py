@@ -25,10 +25,14 @@ def _output(instance: TopologyInstance, solution, status: str = "feasible", boun
 
 
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
-            paths=4) -> SolverOutput:
-    """TopoOpt's TopologyFinder: TotientPerms rings, MP matchings, CoinChangeMod routes."""
+            paths=4, candidates=True) -> SolverOutput:
+    """TopoOpt's TopologyFinder, best of a few scored ring allocations (never worse than ring).
+
+    TotientPerms rings, MP matchings, CoinChangeMod routes; ``candidates=False`` builds
+    the paper's allocation only.
+    """
     return _output(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
-                                            paths=paths))
+                                            paths=paths, candidates=candidates))
 
 
 def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4) -> SolverOutput:
