@@ -1,10 +1,10 @@
-"""Methods of the ``priorities`` kind: ``milp``, ``crux``, ``sincronia``, ``varys``."""
+"""Methods of the ``priorities`` kind: ``milp``, ``exact``, ``crux``, ``sincronia``, ``varys``."""
 
 from __future__ import annotations
 
 from ..formulations import priorities as formulation
-from ..heuristics import compression
-from ..problems.priorities import PrioritiesInstance
+from ..heuristics import compression, compression_exact
+from ..problems.priorities import PrioritiesInstance, evaluate
 from .milp import milp_method
 from .registry import register_method
 from .result import SolverOutput
@@ -15,6 +15,17 @@ def crux(instance: PrioritiesInstance, *, time_limit=None, seed=0, orders: int =
     """Crux Algorithm 1: the best K-split of m random BFS topological orders (DP)."""
     return SolverOutput(compression.compress_instance(instance, orders=orders, seed=seed,
                                                       split=split), "feasible")
+
+
+def exact(instance: PrioritiesInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Ours: the LP is totally unimodular, so its optimum is integral: polynomial, proven.
+
+    The answer is ``optimal`` when its cut, scored by ``evaluate``, attains the LP bound
+    (:mod:`fabricopt.heuristics.compression_exact` has the proof).
+    """
+    solution, bound = compression_exact.exact_instance(instance)
+    proved = compression_exact.proves_optimal(evaluate(instance, solution), bound)
+    return SolverOutput(solution, "optimal" if proved else "feasible", bound)
 
 
 def sincronia(instance: PrioritiesInstance, *, time_limit=None, seed=0) -> SolverOutput:
@@ -31,6 +42,7 @@ milp = milp_method(formulation.build, warm_start_from=compression.compress_insta
 
 register_method("priorities", "milp", milp, exact=True,
                 summary="integer levels + a cut binary per DAG edge (PuLP + HiGHS)")
+register_method("priorities", "exact", exact, exact=True)
 register_method("priorities", "crux", crux)
 register_method("priorities", "sincronia", sincronia)
 register_method("priorities", "varys", varys)
