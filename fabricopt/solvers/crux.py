@@ -10,10 +10,15 @@ from .result import SolverOutput
 
 
 def crux(instance: CruxInstance, *, time_limit=None, seed=0, orders: int = 10,
-         load: str = "utilization", jitter: float = 0.0, replays: int = 20) -> SolverOutput:
-    """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression."""
+         load: str = "utilization", jitter: float = 0.0, replays: int = 20,
+         compression: str = "dp") -> SolverOutput:
+    """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression.
+
+    ``compression="dp"`` is the paper's Algorithm 1, ``"exact"`` the optimal K-cut.
+    """
     return SolverOutput(heuristics.crux(instance, seed=seed, orders=orders, load=load,
-                                        jitter=jitter, replays=replays), "feasible")
+                                        jitter=jitter, replays=replays,
+                                        compression=compression), "feasible")
 
 
 def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
