@@ -32,6 +32,16 @@ theta is the LP value; since no integer solution exceeds it, almost every theta 
 it. The rounded cut, scored exactly, is compared with the LP value: equal (to 1e-9
 relative) is a proof of optimality.
 
+Random BFS orders, however many are drawn, can miss the optimum: Theorem 3 of the paper
+needs *some* topological order, and BFS orders are a strict subset. On the 6-job DAG
+with K = 2 and edges 2->1 (weight 8), 4->0 (9), 4->2 (6), 5->0 (4), 5->3 (8), 5->4 (5),
+every BFS order starts 5, {3, 4} and splits into cuts of at most 27, while {5, 4, 2} high
+cuts 29 (the doctest of :func:`exact_compress`). Its out-edges of job 5 weigh
+differently, so it is a DAG rather than a ``priorities`` instance; the 5-job instance
+with priorities (3, 2, 1, 4, 0), intensities (2, 6, 2, 3, 8) and contention
+{0,1}, {0,3}, {0,4}, {1,4}, {2,3} is one (BFS orders reach 8, the optimum is 11). Both
+are tests.
+
 References
 ----------
 .. [1] J. Cao et al., "Crux", SIGCOMM 2024, §4.3 (the problem and Algorithm 1).
