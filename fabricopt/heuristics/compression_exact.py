@@ -55,7 +55,6 @@ from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from ..problems.priorities import PrioritiesInstance, PrioritiesSolution
 
@@ -175,6 +174,9 @@ def exact_compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int
     a_ub = sp.csr_matrix((data, (rows, cols)), shape=(m, u + m))
     cost = np.concatenate([np.zeros(u), -w])
     bounds = np.concatenate([np.tile([[0.0, levels - 1.0]], (u, 1)), np.tile([[0.0, 1.0]], (m, 1))])
+    # Imported here: scipy.optimize costs about a second to import, and every method
+    # registry load (a worker process, the command line) would pay it.
+    from scipy.optimize import linprog
     res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(m), bounds=bounds, method="highs-ds")
     if res.status != 0:
         raise ValueError(f"the priorities LP failed: {res.message}")
