@@ -43,8 +43,10 @@ _ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
 # Runs this process has started and not yet reaped: each pid leads its process group.
 _RUNNING: set[int] = set()
 
-# What the forkserver imports once, so that each run's process starts warm.
-_PRELOAD = ["fabricopt.benchmarks.job", "fabricopt.solvers.registry", "highspy", "pulp"]
+# What the forkserver imports once, so that each run's process starts warm
+# (scipy.optimize: the priorities ``exact`` LP imports it on first use, ~1-2 s).
+_PRELOAD = ["fabricopt.benchmarks.job", "fabricopt.solvers.registry", "highspy", "pulp",
+            "scipy.optimize"]
 
 
 @functools.lru_cache(maxsize=1)
