@@ -643,6 +643,13 @@ def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float 
     ``allreduce_bytes`` and ``mp_bytes`` (TopoOpt's DLRM: 4 GB AllReduce, 32 MB MP; the
     defaults make MP traffic matter).
 
+    Notes
+    -----
+    Families that separate methods (the benchmark suites use them): dense all-to-all
+    MP traffic (``mp_peers = servers - 1``), where rings are far from optimal; several
+    groups at degree 2 (``degree=2, groups=3``), where the optimum sits above
+    :func:`lower_bound`; and 32 or more servers with MP traffic.
+
     Examples
     --------
     >>> inst = generate(seed=1, servers=6, degree=4)

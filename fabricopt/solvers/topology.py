@@ -35,14 +35,16 @@ def _heuristic(instance: TopologyInstance, solution, flow_relaxation) -> SolverO
 
 
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
-            paths=4, flow_relaxation=None) -> SolverOutput:
-    """TopoOpt's TopologyFinder: TotientPerms rings, MP matchings, CoinChangeMod routes.
+            paths=4, candidates=True, flow_relaxation=None) -> SolverOutput:
+    """TopoOpt's TopologyFinder, best of a few scored ring allocations (never worse than ring).
 
-    ``flow_relaxation``: also solve the LP relaxation for the bound (default: up to
-    ``MAX_RELAXATION_SERVERS`` servers).
+    TotientPerms rings, MP matchings, CoinChangeMod routes; ``candidates=False`` builds
+    the paper's allocation only. ``flow_relaxation``: also solve the LP relaxation for
+    the bound (default: up to ``MAX_RELAXATION_SERVERS`` servers).
     """
     return _heuristic(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
-                                               paths=paths), flow_relaxation)
+                                               paths=paths, candidates=candidates),
+                      flow_relaxation)
 
 
 def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4,
@@ -114,7 +116,9 @@ register_method("topology", "milp", milp, exact=True, honours_time_limit=True,
                 summary="ours: integer links, ring shares, max concurrent flow (PuLP + HiGHS)")
 register_method("topology", "topoopt", topoopt, options=(
     Option("mp_degree", int, None, "interfaces for MP matching (none: by bytes, TopoOpt §4.2)",
-           check=_mp_degree_fits), PATHS, FLOW_RELAXATION))
+           check=_mp_degree_fits), PATHS, FLOW_RELAXATION,
+    Option("candidates", bool, True,
+           "score a few ring allocations and the plain ring, keep the best (false: the paper's)")))
 register_method("topology", "ring", ring, options=(PATHS, FLOW_RELAXATION))
 register_method("topology", "random-regular", random_regular, options=(PATHS, FLOW_RELAXATION))
 register_method("topology", "ocs-reconfig", ocs_reconfig, options=(PATHS, FLOW_RELAXATION))
