@@ -15,7 +15,6 @@ Run from the repository root (it works on any checkout that has ``fabricopt``)::
 
 from __future__ import annotations
 
-import sys
 import time
 
 import fabricopt
@@ -56,4 +55,8 @@ def overshoot() -> None:
 
 
 if __name__ == "__main__":
-    {"false-optimal": false_optimal, "overshoot": overshoot}[sys.argv[1]]()
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("measure", choices=("false-optimal", "overshoot"))
+    {"false-optimal": false_optimal, "overshoot": overshoot}[parser.parse_args().measure]()
