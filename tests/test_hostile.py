@@ -1,0 +1,72 @@
+"""The numbered cases of issue 13: each hostile input ends in one line and exit 2 (or a
+finite checked answer), never a traceback."""
+
+import json
+
+import pytest
+
+import fabricopt
+from fabricopt.cli import main
+from fabricopt.errors import InvalidInstance
+from fabricopt.problems import kinds
+from fabricopt.testing.mutations import base
+
+from cli_helpers import run
+
+
+def _one_line_exit_2(argv, capsys, match=""):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and match in err, err
+    return err
+
+
+# -- 1. files ----------------------------------------------------------------------------
+
+def _instance_text(kind):
+    return json.dumps(base(kind)[0])
+
+
+HOSTILE_FILES = {
+    "deep nesting": lambda kind: b"[" * 100_000 + b"]" * 100_000,
+    "deep inside a field": lambda kind: _instance_text(kind).replace(
+        '"problem"', '"x": ' + "[" * 100_000 + "]" * 100_000 + ', "problem"', 1).encode(),
+    "utf-16": lambda kind: _instance_text(kind).encode("utf-16"),
+    "latin-1 byte": lambda kind: _instance_text(kind).replace('"problem"', '"pr\u00e9blem"')
+    .encode("latin-1"),
+    "5000-digit integer": lambda kind: _instance_text(kind).replace(
+        '"problem"', '"x": ' + "9" * 5000 + ', "problem"', 1).encode(),
+}
+
+
+@pytest.mark.parametrize("kind", kinds())
+@pytest.mark.parametrize("what", HOSTILE_FILES)
+def test_hostile_files_are_invalid_instances_in_one_line(kind, what, tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_bytes(HOSTILE_FILES[what](kind))
+    with pytest.raises(InvalidInstance) as info:
+        fabricopt.load(path)
+    assert str(path) in str(info.value) and "\n" not in str(info.value)
+    _one_line_exit_2(["solve", str(path), "--method", "x"], capsys, str(path))
+
+
+def test_hostile_files_through_a_real_interpreter(tmp_path):
+    for what in ("deep nesting", "utf-16", "5000-digit integer"):
+        path = tmp_path / "bad.json"
+        path.write_bytes(HOSTILE_FILES[what]("circuits"))
+        code, out, err = run("check", str(path), str(path))
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    code, _, err = run("solve", "-", "--method", "greedy", stdin=None)
+    assert code == 2 and "<stdin>" in err
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + _instance_text("circuits").encode())
+    assert fabricopt.load(path).gpus == 4
+
+
+def test_an_integer_of_300_digits_is_still_json(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text("[" + "9" * 300 + "]")
+    assert fabricopt.read_json(path) == [10 ** 300 - 1]
