@@ -70,3 +70,35 @@ def test_an_integer_of_300_digits_is_still_json(tmp_path):
     path = tmp_path / "big.json"
     path.write_text("[" + "9" * 300 + "]")
     assert fabricopt.read_json(path) == [10 ** 300 - 1]
+
+
+# -- 6. short messages -------------------------------------------------------------------
+
+def test_a_huge_value_is_echoed_cut_to_60_characters_with_its_length(tmp_path, capsys):
+    data = base("circuits")[0]
+    data["circuit_gbps"] = "y" * 5_000_000
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(data))
+    err = _one_line_exit_2(["solve", str(path), "--method", "greedy"], capsys)
+    assert len(err) < 200 and "… (5000000 characters)" in err and "circuit_gbps = 'yyy" in err
+
+
+@pytest.mark.parametrize("make, shown", [
+    (lambda: list(range(10 ** 5)), "...] (100000 entries)"),
+    (lambda: 10 ** 5000, "<an integer of ~5001 digits>"),
+    (lambda: {"k" * 500: 1}, "…"),
+], ids=["list", "int", "dict"])
+def test_containers_and_huge_integers_are_cut_too(make, shown):
+    data = base("priorities")[0]
+    data["jobs"][0]["intensity"] = make()
+    with pytest.raises(InvalidInstance) as info:
+        fabricopt.problems.instance_from_dict(data)
+    assert shown in str(info.value) and len(str(info.value)) < 200
+
+
+def test_an_unknown_field_named_by_a_huge_key_is_cut():
+    data = base("circuits")[0]
+    data["z" * 100_000] = 1
+    with pytest.raises(InvalidInstance, match="unknown field") as info:
+        fabricopt.problems.instance_from_dict(data)
+    assert len(str(info.value)) < 300

@@ -28,7 +28,7 @@ from typing import Any, Mapping
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
-                        reject_unknown_keys, require)
+                        reject_unknown_keys, require, shown)
 from .contention import SimJob, simulate, utilization
 from .crux_clos import clos_case
 from .priorities import as_level_map, check_level_map, dag_edges
@@ -266,7 +266,7 @@ def _validate_shape(instance: CruxInstance, solution: CruxSolution) -> None:
                 fail(f"{name}[{job!r}]", mapping[job], "unknown job", InvalidSolution)
         for job in ids:
             if job not in mapping:
-                raise InvalidSolution(f"{name}: job {job!r} is missing")
+                raise InvalidSolution(f"{name}: job {shown(job)} is missing")
     check_level_map(ids, instance.levels, solution.level)
     for job in instance.jobs:
         chosen = solution.path[job.id]

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from ._validate import as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require
+from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
+                        shown)
 from .opgraph import OpGraph
 
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
@@ -303,7 +304,7 @@ def _arrays(instance: PlacementInstance, solution: PlacementSolution):
                 fail(f"{name}[{key!r}]", mapping[key], "unknown op id", InvalidSolution)
         if len(mapping) != instance.size:
             missing = next(op.id for op in instance.ops if op.id not in mapping)
-            raise InvalidSolution(f"{name}: op {missing!r} is missing")
+            raise InvalidSolution(f"{name}: op {shown(missing)} is missing")
     gpu = np.array([solution.gpu[op.id] for op in instance.ops], dtype=np.int64)
     bad = np.flatnonzero(gpu >= instance.gpus)
     if len(bad):

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
-                        reject_unknown_keys, require)
+                        reject_unknown_keys, require, shown)
 
 __all__ = ["PriorityJob", "PrioritiesInstance", "PrioritiesSolution", "dag_edges",
            "check", "evaluate", "cut_weight_bound", "generate", "as_level_map",
@@ -199,7 +199,7 @@ def check_level_map(ids: Sequence[str], levels: int, level: Mapping[str, int]) -
                  InvalidSolution)
     for name in ids:
         if name not in level:
-            raise InvalidSolution(f"level: job {name!r} has no level")
+            raise InvalidSolution(f"level: job {shown(name)} has no level")
 
 
 def _levels(instance: PrioritiesInstance, solution: PrioritiesSolution) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 Every case starts from a small valid instance of a kind (its ``generate``), the
 solution a fast method finds for it and the envelope ``solve`` returns, and breaks one
-thing: a field removed or added, a value of the wrong type or an extreme magnitude, a
-ragged matrix, a duplicated or unknown id, a reversed edge, a self-loop, the wrong
+thing: a field removed or added, a value of the wrong type, an extreme magnitude or a
+value scaled by up to 1e300, a ragged matrix, a duplicated or unknown id, a reversed edge, a self-loop, the wrong
 ``problem``, or the file itself (truncated, not UTF-8, UTF-16, nested 100,000 deep, a
 5,000-digit integer, a megabyte string). A case is fully determined by ``(kind, target,
 family, seed)``, so the fuzz tests (which let hypothesis draw those) and
@@ -137,9 +137,27 @@ def _name(path: tuple) -> str:
     return out or "<root>"
 
 
+def _shape(doc: Any, path: tuple) -> tuple:
+    """``path`` with list indices and the keys of id-keyed maps (more than 6 keys, e.g.
+    crux ``links``) replaced by ``*``."""
+    out, node = [], doc
+    for key in path:
+        out.append("*" if isinstance(node, list) or len(node) > 6 else key)
+        node = node[key]
+    return tuple(out)
+
+
 def _pick(rng: random.Random, doc: Any, want=lambda path, value: True) -> tuple | None:
-    paths = [p for p in _paths(doc) if want(p, _get(doc, p))]
-    return rng.choice(paths) if paths else None
+    """A random path among those ``want`` accepts: first a field uniformly (list indices
+    ignored, so ``switches`` is as likely as some cell of ``traffic_bytes``), then one of
+    its places."""
+    shapes: dict[tuple, list[tuple]] = {}
+    for p in _paths(doc):
+        if want(p, _get(doc, p)):
+            shapes.setdefault(_shape(doc, p), []).append(p)
+    if not shapes:
+        return None
+    return rng.choice(shapes[rng.choice(sorted(shapes, key=repr))])
 
 
 def _is_number(value: Any) -> bool:
@@ -199,6 +217,16 @@ def _extreme(rng, doc):
         return _extra(rng, doc)
     value = rng.choice(EXTREMES)
     return _replace(doc, path, value, "10**400" if value == 10 ** 400 else None)
+
+
+def _scaled(rng, doc):
+    path = _pick(rng, doc, lambda p, v: _is_number(v)) or _pick(rng, doc)
+    if path is None:
+        return _extra(rng, doc)
+    factor = rng.choice([1e4, 1e-4, 1e300, 1e-300, 2 ** 64])
+    value = _get(doc, path)
+    scaled = value * factor if _is_number(value) else factor
+    return _replace(doc, path, scaled, f"{value!r} * {factor:g}")
 
 
 def _ragged(rng, doc):
@@ -343,7 +371,7 @@ def _huge_string(rng, doc):
 
 _FAMILY_FUNCTIONS = {
     "missing": _missing, "extra": _extra, "wrong_type": _wrong_type, "bool": _bool,
-    "extreme": _extreme, "ragged": _ragged, "empty": _empty, "duplicate": _duplicate,
+    "extreme": _extreme, "scaled": _scaled, "ragged": _ragged, "empty": _empty, "duplicate": _duplicate,
     "unknown_id": _unknown_id, "reverse_edge": _reverse_edge, "self_loop": _self_loop,
     "wrong_problem": _wrong_problem, "truncated": _truncated, "non_utf8": _non_utf8,
     "deep_nesting": _deep, "huge_int_literal": _huge_int, "huge_string": _huge_string,
