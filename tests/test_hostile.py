@@ -2,14 +2,17 @@
 finite checked answer), never a traceback."""
 
 import json
+import math
+import re
 
 import pytest
 
 import fabricopt
 from fabricopt.cli import main
 from fabricopt.errors import InvalidInstance
-from fabricopt.problems import kinds
-from fabricopt.testing.mutations import base
+from fabricopt.problems import kinds, limits
+from fabricopt.problems.limits import LIMITS
+from fabricopt.testing.mutations import FAST_METHODS, base
 
 from cli_helpers import run
 
@@ -102,3 +105,33 @@ def test_an_unknown_field_named_by_a_huge_key_is_cut():
     with pytest.raises(InvalidInstance, match="unknown field") as info:
         fabricopt.problems.instance_from_dict(data)
     assert len(str(info.value)) < 300
+
+
+# -- 3. sizes ----------------------------------------------------------------------------
+
+def _set(data, field, value):
+    node, keys = data, field.replace("[0]", ".0").split(".")
+    for key in keys[:-1]:
+        node = node[int(key) if key.isdigit() else key]
+    node[keys[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize("kind, field", list(LIMITS))
+def test_every_count_has_a_documented_maximum(kind, field, capsys, tmp_path):
+    most = LIMITS[kind, field]
+    assert f"{most:,}" in limits.__doc__ or "2**24" in limits.__doc__
+    for value in (most + 1, 2 ** 70, 1e9):
+        data = _set(base(kind)[0], field, value)
+        with pytest.raises(InvalidInstance, match=rf"^{re.escape(field)} = .*must be <= {most}"):
+            fabricopt.problems.instance_from_dict(data)
+    path = tmp_path / "i.json"
+    path.write_text(json.dumps(_set(base(kind)[0], field, 2 ** 70)))
+    _one_line_exit_2(["solve", str(path), "--method", FAST_METHODS[kind]], capsys, field)
+
+
+@pytest.mark.parametrize("kind, field", list(LIMITS))
+def test_at_the_maximum_the_fast_method_still_answers(kind, field):
+    data = _set(base(kind)[0], field, LIMITS[kind, field])
+    result = fabricopt.solve(data, FAST_METHODS[kind])
+    assert result.success and math.isfinite(result.objective)

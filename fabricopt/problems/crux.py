@@ -27,6 +27,7 @@ from typing import Any, Mapping
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from .limits import MAX_JOB_GPUS, MAX_LEVELS
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
                         reject_unknown_keys, require, shown)
 from .contention import SimJob, simulate, utilization
@@ -103,7 +104,8 @@ def _job(where: str, data: Any, links: Mapping[str, float]) -> CruxJob:
     flows = as_list(f"{where}.flows", require(data, "flows", where=where))
     return CruxJob(
         as_id(f"{where}.id", require(data, "id", where=where)),
-        as_int(f"{where}.gpus", require(data, "gpus", where=where), minimum=1),
+        as_int(f"{where}.gpus", require(data, "gpus", where=where), minimum=1,
+               maximum=MAX_JOB_GPUS),
         as_float(f"{where}.compute_s", require(data, "compute_s", where=where), positive=True),
         as_float(f"{where}.overlap", require(data, "overlap", where=where),
                  minimum=0.0, maximum=1.0),
@@ -117,7 +119,8 @@ class CruxInstance:
     Parameters
     ----------
     levels : int
-        K, the hardware priority levels (>= 1).
+        K, the hardware priority levels, 1 to ``MAX_LEVELS`` (1,024, see
+        :mod:`fabricopt.problems.limits`).
     links : mapping of str to float
         Link name -> capacity in Gbps (> 0). A full-duplex cable is two links.
     jobs : sequence of CruxJob or mapping
@@ -145,7 +148,7 @@ class CruxInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "levels", as_int("levels", self.levels, minimum=1))
+        set_(self, "levels", as_int("levels", self.levels, minimum=1, maximum=MAX_LEVELS))
         if not isinstance(self.links, Mapping):
             fail("links", self.links, "must be an object mapping link names to Gbps")
         links = {}

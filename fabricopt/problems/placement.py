@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from .limits import MAX_GPUS
 from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
                         shown)
 from .opgraph import OpGraph
@@ -85,9 +86,11 @@ class PlacementInstance:
     Parameters
     ----------
     gpus : int
-        GPUs of the model-parallel group (>= 1).
+        GPUs of the model-parallel group, 1 to ``MAX_GPUS`` (4,096, see
+        :mod:`fabricopt.problems.limits`).
     max_peers : int
-        Distinct other GPUs a GPU may send bytes to, and receive bytes from (>= 1).
+        Distinct other GPUs a GPU may send bytes to, and receive bytes from (1 to
+        ``MAX_GPUS``).
         SiP-ML keeps one of D circuits for the data-parallel ring: ``max_peers = D - 1``.
     link_gbps : float
         Bandwidth of a GPU-to-GPU transfer in 10^9 bit/s (> 0).
@@ -113,8 +116,9 @@ class PlacementInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "gpus", as_int("gpus", self.gpus, minimum=1))
-        set_(self, "max_peers", as_int("max_peers", self.max_peers, minimum=1))
+        set_(self, "gpus", as_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
+        set_(self, "max_peers", as_int("max_peers", self.max_peers, minimum=1,
+                                       maximum=MAX_GPUS))
         set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))
         ops, index = [], {}
         for k, raw in enumerate(as_list("ops", self.ops)):

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from .limits import MAX_LEVELS
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
                         reject_unknown_keys, require, shown)
 
@@ -79,7 +80,8 @@ class PrioritiesInstance:
     Parameters
     ----------
     levels : int
-        K, the hardware priority levels available (>= 1).
+        K, the hardware priority levels available, 1 to ``MAX_LEVELS`` (1,024, see
+        :mod:`fabricopt.problems.limits`).
     jobs : sequence of PriorityJob or mapping
         Each with a unique ``id``, a finite ``priority`` and an ``intensity`` >= 0.
     contention : sequence of [id, id]
@@ -101,7 +103,7 @@ class PrioritiesInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "levels", as_int("levels", self.levels, minimum=1))
+        set_(self, "levels", as_int("levels", self.levels, minimum=1, maximum=MAX_LEVELS))
         jobs = []
         raw_jobs = as_list("jobs", self.jobs)
         if not raw_jobs:
@@ -276,7 +278,7 @@ def generate(seed: int = 0, jobs: int = 20, levels: int = 4, links: int | None =
     (['j0', 'j1', 'j2', 'j3'], 6)
     """
     n = as_int("jobs", jobs, minimum=1)
-    levels = as_int("levels", levels, minimum=1)
+    levels = as_int("levels", levels, minimum=1, maximum=MAX_LEVELS)
     n_links = max(2, n // 2) if links is None else as_int("links", links, minimum=1)
     per_job = as_int("links_per_job", links_per_job, minimum=1, maximum=n_links)
     rng = np.random.default_rng(seed)

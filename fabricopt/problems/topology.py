@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from .limits import MAX_DEGREE, MAX_GENERATED_SIDE
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -119,7 +120,8 @@ class TopologyInstance:
     servers : int
         n >= 2, the servers 0..n-1.
     degree : int
-        Interfaces per server (>= 1); a link uses one at each end.
+        Interfaces per server, 1 to ``MAX_DEGREE`` (1,024, see
+        :mod:`fabricopt.problems.limits`); a link uses one at each end.
     link_gbps : float
         Bandwidth of one link in each direction, 10^9 bit/s (> 0).
     allreduce : sequence of AllReduceGroup or dict
@@ -150,7 +152,7 @@ class TopologyInstance:
         set_ = object.__setattr__
         n = as_int("servers", self.servers, minimum=2)
         set_(self, "servers", n)
-        set_(self, "degree", as_int("degree", self.degree, minimum=1))
+        set_(self, "degree", as_int("degree", self.degree, minimum=1, maximum=MAX_DEGREE))
         set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))
         groups = []
         for k, raw in enumerate(as_list("allreduce", self.allreduce)):
@@ -647,8 +649,8 @@ def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float 
     >>> inst.servers, len(inst.allreduce), inst.allreduce[0].members
     (6, 2, (0, 1, 2, 3, 4, 5))
     """
-    n = as_int("servers", servers, minimum=2)
-    degree = as_int("degree", degree, minimum=1)
+    n = as_int("servers", servers, minimum=2, maximum=MAX_GENERATED_SIDE)
+    degree = as_int("degree", degree, minimum=1, maximum=MAX_DEGREE)
     groups = as_int("groups", groups, minimum=0)
     mp_peers = min(2, n - 1) if mp_peers is None else \
         as_int("mp_peers", mp_peers, minimum=0, maximum=n - 1)
