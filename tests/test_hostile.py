@@ -135,3 +135,72 @@ def test_at_the_maximum_the_fast_method_still_answers(kind, field):
     data = _set(base(kind)[0], field, LIMITS[kind, field])
     result = fabricopt.solve(data, FAST_METHODS[kind])
     assert result.success and math.isfinite(result.objective)
+
+
+# -- 2. magnitudes -----------------------------------------------------------------------
+
+MAGNITUDES = [  # (kind, field to set, value, field the message must name)
+    ("circuits", "circuit_gbps", 5e-324, "circuit_gbps"),
+    ("circuits", "circuit_gbps", 1e300, "circuit_gbps"),
+    ("circuits", "traffic_bytes.0.1", 1e308, "traffic_bytes[0][1]"),
+    ("wavelengths", "traffic_bytes.0.1", 1e308, "traffic_bytes[0][1]"),
+    ("wavelengths", "wavelength_gbps", 5e-324, "wavelength_gbps"),
+    ("topology", "allreduce.0.bytes", 1e308, "allreduce[0].bytes"),
+    ("topology", "link_gbps", 5e-324, "link_gbps"),
+    ("placement", "deps.0.bytes", 1e308, "deps[0].bytes"),
+    ("placement", "ops.0.compute_s", 1e308, "ops[0].compute_s"),
+    ("placement", "link_gbps", 5e-324, "link_gbps"),
+    ("priorities", "jobs.0.intensity", 1e308, "jobs[0].intensity"),
+    ("crux", "jobs.0.compute_s", 1e308, "jobs[0].compute_s"),
+    ("crux", "jobs.0.flows.0.bytes", 1e308, "jobs[0].flows[0].bytes"),
+    ("crux", "window_s", 1e308, "window_s"),
+    ("crux", "warmup_s", 1e308, "warmup_s"),
+]
+
+
+def _set_path(data, path, value):
+    keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+    node = data
+    for key in keys[:-1]:
+        node = node[key]
+    node[keys[-1]] = value
+    return data
+
+
+@pytest.mark.parametrize("kind, path, value, field", MAGNITUDES)
+def test_a_value_whose_derived_times_overflow_is_rejected_naming_it(kind, path, value, field,
+                                                                    tmp_path, capsys):
+    data = _set_path(base(kind)[0], path, value)
+    with pytest.raises(InvalidInstance, match=rf"^{re.escape(field)} = "):
+        fabricopt.problems.instance_from_dict(data)
+    file = tmp_path / "i.json"
+    file.write_text(json.dumps(data))
+    _one_line_exit_2(["solve", str(file), "--method", FAST_METHODS[kind]], capsys, field)
+
+
+@pytest.mark.parametrize("kind, path, value", [
+    ("circuits", "traffic_bytes.0.1", 1e290), ("wavelengths", "traffic_bytes.0.1", 1e290),
+    ("topology", "allreduce.0.bytes", 1e280), ("placement", "deps.0.bytes", 1e290),
+    ("priorities", "jobs.0.intensity", 1e290), ("circuits", "circuit_gbps", 1e-200),
+])
+def test_large_but_representable_values_solve_to_finite_answers(kind, path, value):
+    inst = fabricopt.problems.instance_from_dict(_set_path(base(kind)[0], path, value))
+    result = fabricopt.solve(inst, FAST_METHODS[kind])
+    assert result.success and math.isfinite(result.objective)
+    assert result.bound is None or math.isfinite(result.bound)
+    assert fabricopt.check(inst, result.solution).feasible
+    json.dumps(result.to_dict(), allow_nan=False)  # the CLI can print it
+
+
+def test_crux_simulation_span_is_capped_naming_the_ratio():
+    from fabricopt.problems.crux import MAX_SIMULATED_ITERATIONS
+
+    data = base("crux")[0]
+    data["jobs"][0]["compute_s"] *= 1e4  # the 22-second case
+    with pytest.raises(InvalidInstance, match=r"^jobs\[1\]\.compute_s = .*ratio .*exceeds "
+                                              + f"{MAX_SIMULATED_ITERATIONS:,}"):
+        fabricopt.problems.instance_from_dict(data)
+    data = base("crux")[0]
+    data["jobs"][0]["compute_s"] = 2 ** 70
+    with pytest.raises(InvalidInstance, match=r"^jobs\[1\]\.compute_s = .*ratio"):
+        fabricopt.problems.instance_from_dict(data)

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._transfer import max_transfer_time, unserved_pair
-from .limits import MAX_GENERATED_SIDE, MAX_SWITCHES
+from .limits import MAX_GENERATED_SIDE, MAX_SWITCHES, check_traffic
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -66,6 +66,8 @@ class CircuitsInstance:
         if len(rows) < 1:
             fail("traffic_bytes", self.traffic_bytes, "must have at least one row")
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", rows, len(rows)))
+        # every transfer time, and the port-load bound, stays finite (limits.py)
+        check_traffic("traffic_bytes", self.traffic, "circuit_gbps", self.circuit_gbps)
 
     @property
     def gpus(self) -> int:

@@ -26,18 +26,24 @@ priority levels; clusters of thousands of GPUs), not figures from the papers.
 
 Magnitudes: every input number must be finite, and so must every time or rate
 derived from it (``8 * bytes / (gbps * 1e9)``, sums of such times); where one would
-overflow, the instance is rejected naming the field (see :func:`finite_time`), and
-``solve`` never returns a non-finite objective or bound.
+exceed :data:`MAX_DERIVED` (1e300), the instance is rejected naming the field that
+causes it (see :func:`check_magnitude`), so that ``solve`` never returns a non-finite
+objective or bound.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any
+
+import numpy as np
 
 from ..errors import InvalidInstance
+from ._validate import shown
 
 __all__ = ["MAX_SWITCHES", "MAX_WAVELENGTHS", "MAX_DEGREE", "MAX_GPUS", "MAX_LEVELS",
-           "MAX_JOB_GPUS", "MAX_GENERATED_SIDE", "LIMITS", "finite_time"]
+           "MAX_JOB_GPUS", "MAX_GENERATED_SIDE", "MAX_DERIVED", "LIMITS", "check_magnitude",
+           "check_rate", "check_transfer", "check_traffic"]
 
 MAX_SWITCHES = 1024
 MAX_WAVELENGTHS = 1024
@@ -61,21 +67,53 @@ LIMITS = {
 }
 
 
-def finite_time(field: str, value: float, what: str, seconds: float) -> float:
-    """``seconds``, or ``InvalidInstance`` naming ``field`` when it is not finite.
+#: Largest total that an instance may imply (bits, seconds, GPU-seconds): the methods
+#: add and multiply such totals, so a factor of 1e8 is left below the float maximum.
+MAX_DERIVED = 1e300
 
-    ``what`` says which derived quantity overflowed, e.g. ``"its transfer time"``.
+
+def check_magnitude(field: str, value: Any, what: str, derived: float) -> float:
+    """``derived``, or ``InvalidInstance`` naming ``field`` (whose ``value`` makes it so)
+    when it is not finite or exceeds :data:`MAX_DERIVED`.
 
     Examples
     --------
-    >>> finite_time("bytes", 4e9, "its transfer time", 8 * 4e9 / (32 * 1e9))
-    1.0
-    >>> finite_time("bytes", 1e308, "its transfer time", 8 * 1e308 / 1e9)
+    >>> check_magnitude("circuit_gbps", 100.0, "the rate in bit/s", 100.0 * 1e9)
+    100000000000.0
+    >>> check_magnitude("circuit_gbps", 5e-324, "the transfer times", 8e9 / 5e-315)
     Traceback (most recent call last):
     ...
-    fabricopt.errors.InvalidInstance: bytes = 1e+308: its transfer time overflows (inf s); use smaller values
+    fabricopt.errors.InvalidInstance: circuit_gbps = 5e-324: makes the transfer times inf, beyond 1e+300
     """
-    if not math.isfinite(seconds):
-        raise InvalidInstance(f"{field} = {value!r}: {what} overflows ({seconds!r} s); "
-                              f"use smaller values")
-    return seconds
+    if not (math.isfinite(derived) and abs(derived) <= MAX_DERIVED):
+        raise InvalidInstance(f"{field} = {shown(value)}: makes {what} {derived:.3g}, "
+                              f"beyond {MAX_DERIVED:g}")
+    return derived
+
+
+def check_rate(field: str, gbps: float) -> float:
+    """``gbps * 1e9`` bit/s, checked by :func:`check_magnitude`."""
+    return check_magnitude(field, gbps, "the rate in bit/s", gbps * 1e9)
+
+
+def check_transfer(bytes_field: str, nbytes: float, total_bytes: float, rate_field: str,
+                   gbps: float) -> float:
+    """Seconds to move ``total_bytes`` at ``gbps``, every step checked: the rate, the
+    bits (``8 * total_bytes``, blamed on ``bytes_field`` holding ``nbytes``) and the
+    time (blamed on the rate: with at most 1e300 bits, only a rate below 1 bit/s makes
+    it overflow)."""
+    rate = check_rate(rate_field, gbps)
+    bits = check_magnitude(bytes_field, nbytes, "the bits to move", 8.0 * total_bytes)
+    return check_magnitude(rate_field, gbps, "the transfer times", bits / rate)
+
+
+def check_traffic(field: str, traffic: np.ndarray, rate_field: str, gbps: float,
+                  factor: float = 1.0) -> float:
+    """:func:`check_transfer` of ``factor`` times all of a traffic matrix, blaming its
+    largest cell. ``factor`` bounds how often a byte may be counted (hops of a path)."""
+    if traffic.size == 0:
+        return check_rate(rate_field, gbps) * 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(traffic.sum()) * factor
+    i, j = np.unravel_index(int(np.argmax(traffic)), traffic.shape)
+    return check_transfer(f"{field}[{i}][{j}]", float(traffic[i, j]), total, rate_field, gbps)

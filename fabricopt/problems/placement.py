@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_GPUS
+from .limits import MAX_DERIVED, MAX_GPUS, check_magnitude, check_rate, check_transfer
 from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
                         shown)
 from .opgraph import OpGraph
@@ -143,6 +143,25 @@ class PlacementInstance:
         set_(self, "deps", tuple(deps))
         set_(self, "index", MappingProxyType(index))
         self._check_acyclic()
+        self._check_magnitudes()
+
+    def _check_magnitudes(self) -> None:
+        """Every time stays finite: a schedule that never idles ends by the sum of all
+        compute and all transfers, and every method's schedule is measured against it."""
+        transfers = check_rate("link_gbps", self.link_gbps) * 0.0
+        if self.deps:
+            nbytes = np.array([d.bytes for d in self.deps], dtype=float)
+            k = int(np.argmax(nbytes))
+            with np.errstate(over="ignore"):
+                total = float(nbytes.sum())
+            transfers = check_transfer(f"deps[{k}].bytes", float(nbytes[k]), total,
+                                       "link_gbps", self.link_gbps)
+        if self.ops:
+            k = int(np.argmax(self.compute))
+            with np.errstate(over="ignore"):
+                total = float(self.compute.sum()) + transfers
+            check_magnitude(f"ops[{k}].compute_s", self.ops[k].compute_s,
+                            "the total compute and transfer time", total)
 
     def _check_acyclic(self) -> None:
         if len(self.topological_order()) == self.size:
@@ -281,7 +300,7 @@ class PlacementSolution:
                as_int(f"gpu[{k!r}]", v, minimum=0, error=InvalidSolution)
                for k, v in _as_mapping("gpu", self.gpu).items()}
         start = {as_id("start_s key", k, InvalidSolution):
-                 as_float(f"start_s[{k!r}]", v, error=InvalidSolution)
+                 as_float(f"start_s[{k!r}]", v, maximum=MAX_DERIVED, error=InvalidSolution)
                  for k, v in _as_mapping("start_s", self.start_s).items()}
         object.__setattr__(self, "gpu", MappingProxyType(gpu))
         object.__setattr__(self, "start_s", MappingProxyType(start))

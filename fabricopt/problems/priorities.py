@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_LEVELS
+from .limits import MAX_LEVELS, check_magnitude
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
                         reject_unknown_keys, require, shown)
 
@@ -133,6 +133,12 @@ class PrioritiesInstance:
                 fail(f"contention[{k}]", pair, "a job cannot contend with itself")
             pairs.append((pair[0], pair[1]))
         set_(self, "contention", tuple(pairs))
+        # the cut weight sums each job's intensity over at most every other job
+        with np.errstate(over="ignore"):
+            weights = np.array([job.intensity for job in jobs], dtype=float)
+            k = int(np.argmax(weights))
+            check_magnitude(f"jobs[{k}].intensity", jobs[k].intensity, "the total cut weight",
+                            float(weights.sum()) * len(jobs))
 
     @cached_property
     def index(self) -> Mapping[str, int]:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_DEGREE, MAX_GENERATED_SIDE
+from .limits import MAX_DEGREE, MAX_GENERATED_SIDE, check_traffic, check_transfer
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -167,6 +167,21 @@ class TopologyInstance:
             groups.append(group)
         set_(self, "allreduce", tuple(groups))
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, n))
+        self._check_magnitudes()
+
+    def _check_magnitudes(self) -> None:
+        """Every link time stays finite: a link carries at most all the demand (fixed
+        traffic, plus ``2*(g-1)/g * bytes`` from each of a group's g members), and the
+        bounds count a byte at most once per hop, ``servers - 1`` times."""
+        hops = float(self.servers)
+        check_traffic("traffic_bytes", self.traffic, "link_gbps", self.link_gbps, hops)
+        with np.errstate(over="ignore"):
+            ring = np.array([2.0 * len(g.members) * g.bytes for g in self.allreduce])
+            total = float(ring.sum() + self.traffic.sum()) * hops
+        if len(ring):
+            k = int(np.argmax(ring))
+            check_transfer(f"allreduce[{k}].bytes", self.allreduce[k].bytes, total,
+                           "link_gbps", self.link_gbps)
 
     @cached_property
     def traffic(self) -> np.ndarray:

@@ -35,7 +35,7 @@ from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._ring import DIRECTIONS, arc, segment_load, segment_name
 from ._transfer import max_transfer_time, unserved_pair
-from .limits import MAX_GENERATED_SIDE, MAX_WAVELENGTHS
+from .limits import MAX_GENERATED_SIDE, MAX_WAVELENGTHS, check_traffic
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 from ._wavelength_counts import count_bound, infeasibility, require_feasible
@@ -92,6 +92,8 @@ class WavelengthsInstance:
         set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1,
                                       maximum=self.nodes - 1))
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, self.nodes))
+        # every transfer time, and the count bound, stays finite (limits.py)
+        check_traffic("traffic_bytes", self.traffic, "wavelength_gbps", self.wavelength_gbps)
 
     @cached_property
     def traffic(self) -> np.ndarray:

@@ -140,6 +140,18 @@ def _finite(outcome: Outcome, what: str, value) -> None:
         outcome.failures.append(f"api: {what} = {value}")
 
 
+def _numbers(node, where: str):
+    """``(path, value)`` of every float inside a JSON-like value."""
+    if isinstance(node, float):
+        yield where, node
+    elif isinstance(node, dict):
+        for key, child in node.items():
+            yield from _numbers(child, f"{where}.{key}")
+    elif isinstance(node, (list, tuple)):
+        for k, child in enumerate(node):
+            yield from _numbers(child, f"{where}[{k}]")
+
+
 def _api_instance(case: Case, path: Path, outcome: Outcome) -> None:
     from .. import check, load, solve
     from ..problems import instance_from_dict
@@ -153,6 +165,8 @@ def _api_instance(case: Case, path: Path, outcome: Outcome) -> None:
     result = solve(instance, FAST_METHODS[case.kind])
     _finite(outcome, "objective", result.objective)
     _finite(outcome, "bound", result.bound)
+    for where, value in _numbers(result.info, "info"):
+        _finite(outcome, where, value)
     if result.status == "error":
         outcome.failures.append(f"api: the fast method failed: {result.message[:160]}")
     elif result.success and not check(instance, result.solution).feasible:
