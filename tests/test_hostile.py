@@ -9,7 +9,7 @@ import pytest
 
 import fabricopt
 from fabricopt.cli import main
-from fabricopt.errors import InvalidInstance
+from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems import kinds, limits
 from fabricopt.problems.limits import LIMITS
 from fabricopt.testing.mutations import FAST_METHODS, base
@@ -204,3 +204,52 @@ def test_crux_simulation_span_is_capped_naming_the_ratio():
     data["jobs"][0]["compute_s"] = 2 ** 70
     with pytest.raises(InvalidInstance, match=r"^jobs\[1\]\.compute_s = .*ratio"):
         fabricopt.problems.instance_from_dict(data)
+
+
+# -- 4. solutions ------------------------------------------------------------------------
+
+SOLUTION_INTS = [  # (kind, path in the solution, field the message names)
+    ("topology", "links.0.2", "links[0][2]"),
+    ("topology", "links.0.0", "links[0][0]"),
+    ("placement", "gpu.op0/0", None),
+    ("wavelengths", "lightpaths.0.src", "lightpaths[0].src"),
+    ("wavelengths", "lightpaths.0.dst", "lightpaths[0].dst"),
+    ("wavelengths", "lightpaths.0.wavelength", "lightpaths[0].wavelength"),
+    ("circuits", "configs.0.0", "configs[0][0]"),
+    ("priorities", "level.j0", "level['j0']"),
+]
+
+
+def _solution_set(kind, path, value):
+    solution = base(kind)[1]
+    keys = [int(k) if k.isdigit() else k for k in path.split(".")]
+    node = solution
+    for key in keys[:-1]:
+        node = node[key]
+    if keys[-1] not in node and isinstance(node, dict):  # an op id: take the first key
+        keys[-1] = next(iter(node))
+    node[keys[-1]] = value
+    return solution
+
+
+@pytest.mark.parametrize("kind, path, field", SOLUTION_INTS)
+@pytest.mark.parametrize("value", [2 ** 63, 2 ** 64 + 1, 10 ** 30, 2 ** 31])
+def test_huge_integers_in_solutions_are_invalid_solutions_exit_2(kind, path, field, value,
+                                                                 tmp_path, capsys):
+    inst, sol = tmp_path / "i.json", tmp_path / "s.json"
+    inst.write_text(json.dumps(base(kind)[0]))
+    sol.write_text(json.dumps(_solution_set(kind, path, value)))
+    with pytest.raises(InvalidSolution) as info:
+        fabricopt.check(fabricopt.load(inst), fabricopt.load_solution(sol, kind))
+    assert field is None or str(info.value).startswith(field)
+    _one_line_exit_2(["check", str(inst), str(sol)], capsys)
+
+
+def test_link_counts_cannot_wrap_around_the_degree_check():
+    # four links of 2**62 at server 0 would sum to 2**64 = 0 in int64
+    data = base("topology")[0]
+    data["degree"] = 1
+    sol = {"links": [[0, j, 2 ** 30] for j in (1, 2, 3)], "rings": [], "routes": []}
+    inst = fabricopt.problems.instance_from_dict(data)
+    verdict = fabricopt.check(inst, fabricopt.problems.solution_from_dict("topology", sol))
+    assert not verdict.feasible and "interfaces" in verdict.reason

@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._transfer import max_transfer_time, unserved_pair
-from .limits import MAX_GENERATED_SIDE, MAX_SWITCHES, check_traffic
+from .limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_SWITCHES, check_traffic
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -107,7 +107,8 @@ class CircuitsSolution:
         for q, row in enumerate(configs):
             row = as_list(f"configs[{q}]", row, error=InvalidSolution)
             out.append(tuple(None if j is None else
-                             as_int(f"configs[{q}][{i}]", j, minimum=0, error=InvalidSolution)
+                             as_int(f"configs[{q}][{i}]", j, minimum=0, maximum=MAX_INDEX,
+                                    error=InvalidSolution)
                              for i, j in enumerate(row)))
         object.__setattr__(self, "configs", tuple(out))
 

@@ -27,7 +27,8 @@ from typing import Any, Mapping
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_JOB_GPUS, MAX_LEVELS, check_magnitude, check_rate, check_transfer
+from .limits import (MAX_INDEX, MAX_JOB_GPUS, MAX_LEVELS, check_magnitude, check_rate,
+                     check_transfer)
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
                         reject_unknown_keys, require, shown)
 from .contention import SimJob, simulate, utilization
@@ -268,7 +269,8 @@ class CruxSolution:
         for job, idx in self.path.items():
             as_id("path key", job, InvalidSolution)
             idx = as_list(f"path[{job!r}]", idx, error=InvalidSolution)
-            paths[job] = tuple(as_int(f"path[{job!r}][{f}]", i, minimum=0, error=InvalidSolution)
+            paths[job] = tuple(as_int(f"path[{job!r}][{f}]", i, minimum=0, maximum=MAX_INDEX,
+                   error=InvalidSolution)
                                for f, i in enumerate(idx))
         set_(self, "path", MappingProxyType(paths))
         prio = {}

@@ -7,7 +7,9 @@ count therefore has a documented maximum far beyond any real fabric; a larger va
 is an ``InvalidInstance`` naming the field and the maximum. Sizes that are the length
 of a list or matrix in the file itself (GPUs of a traffic matrix, jobs, ops) are
 bounded by the file and have no separate maximum; the generators build matrices of
-at most ``MAX_GENERATED_SIDE`` = 4,096 rows.
+at most ``MAX_GENERATED_SIDE`` = 4,096 rows. Integers in solutions (GPUs, nodes,
+wavelengths, link counts, levels, path indices) are at most ``MAX_INDEX`` = 2**31 - 1,
+an ``InvalidSolution`` beyond it.
 
 ===================  ==========================  =========
 kind                 field                       maximum
@@ -42,8 +44,8 @@ from ..errors import InvalidInstance
 from ._validate import shown
 
 __all__ = ["MAX_SWITCHES", "MAX_WAVELENGTHS", "MAX_DEGREE", "MAX_GPUS", "MAX_LEVELS",
-           "MAX_JOB_GPUS", "MAX_GENERATED_SIDE", "MAX_DERIVED", "LIMITS", "check_magnitude",
-           "check_rate", "check_transfer", "check_traffic"]
+           "MAX_JOB_GPUS", "MAX_INDEX", "MAX_GENERATED_SIDE", "MAX_DERIVED", "LIMITS",
+           "check_magnitude", "check_rate", "check_transfer", "check_traffic"]
 
 MAX_SWITCHES = 1024
 MAX_WAVELENGTHS = 1024
@@ -51,6 +53,10 @@ MAX_DEGREE = 1024
 MAX_GPUS = 4096
 MAX_LEVELS = 1024
 MAX_JOB_GPUS = 2 ** 24
+#: Largest integer a solution may hold (a GPU, node, server, wavelength, link count,
+#: level or path index): every real one is far smaller, and sums of them stay inside
+#: int64 where ``check`` counts them with numpy.
+MAX_INDEX = 2 ** 31 - 1
 #: Largest matrix side a generator builds (an N x N matrix of floats: 128 MB here).
 MAX_GENERATED_SIDE = 4096
 

@@ -89,12 +89,14 @@ class OpGraph:
             elif not isinstance(e, Edge):
                 fail(f"edges[{k}]", e, "must be an object")
             for end in ("src", "dst"):
-                if getattr(e, end) not in seen:
+                if not isinstance(getattr(e, end), str) or getattr(e, end) not in seen:
                     fail(f"edges[{k}].{end}", getattr(e, end), "unknown op id")
             if e.src == e.dst:
-                raise InvalidInstance(f"edges[{k}] = {shown(e.src)} -> {shown(e.dst)}: an op cannot feed itself")
+                raise InvalidInstance(f"edges[{k}] = {shown(e.src)} -> {shown(e.dst)}: "
+                                      f"an op cannot feed itself")
             if (e.src, e.dst) in pairs:
-                raise InvalidInstance(f"edges[{k}] = {shown(e.src)} -> {shown(e.dst)}: repeats an earlier edge")
+                raise InvalidInstance(f"edges[{k}] = {shown(e.src)} -> {shown(e.dst)}: "
+                                      f"repeats an earlier edge")
             pairs.add((e.src, e.dst))
             edges.append(Edge(e.src, e.dst, as_float(f"edges[{k}].bytes", e.bytes, minimum=0.0)))
         object.__setattr__(self, "ops", tuple(ops))

@@ -25,7 +25,8 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_DERIVED, MAX_GPUS, check_magnitude, check_rate, check_transfer
+from .limits import (MAX_DERIVED, MAX_GPUS, MAX_INDEX, check_magnitude, check_rate,
+                     check_transfer)
 from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
                         shown)
 from .opgraph import OpGraph
@@ -297,7 +298,7 @@ class PlacementSolution:
 
     def __post_init__(self):
         gpu = {as_id("gpu key", k, InvalidSolution):
-               as_int(f"gpu[{k!r}]", v, minimum=0, error=InvalidSolution)
+               as_int(f"gpu[{k!r}]", v, minimum=0, maximum=MAX_INDEX, error=InvalidSolution)
                for k, v in _as_mapping("gpu", self.gpu).items()}
         start = {as_id("start_s key", k, InvalidSolution):
                  as_float(f"start_s[{k!r}]", v, maximum=MAX_DERIVED, error=InvalidSolution)

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_LEVELS, check_magnitude
+from .limits import MAX_INDEX, MAX_LEVELS, check_magnitude
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
                         reject_unknown_keys, require, shown)
 
@@ -174,7 +174,8 @@ def as_level_map(field: str, value: Any) -> Mapping[str, int]:
     out = {}
     for name, lev in value.items():
         as_id(f"{field} key", name, InvalidSolution)
-        out[name] = as_int(f"{field}[{name!r}]", lev, minimum=0, error=InvalidSolution)
+        out[name] = as_int(f"{field}[{name!r}]", lev, minimum=0, maximum=MAX_INDEX,
+               error=InvalidSolution)
     return MappingProxyType(out)
 
 

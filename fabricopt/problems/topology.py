@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_DEGREE, MAX_GENERATED_SIDE, check_traffic, check_transfer
+from .limits import MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic, check_transfer
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -56,7 +56,8 @@ def _within(prefix: str, error: type[Exception]):
 def _server_list(field: str, value: Any, error: type[Exception], *, distinct: bool,
                  min_length: int) -> tuple[int, ...]:
     items = as_list(field, value, error=error)
-    out = tuple(as_int(f"{field}[{k}]", v, minimum=0, error=error) for k, v in enumerate(items))
+    out = tuple(as_int(f"{field}[{k}]", v, minimum=0, maximum=MAX_INDEX, error=error)
+                for k, v in enumerate(items))
     if len(out) < min_length:
         fail(field, list(out), f"needs at least {min_length} servers", error)
     if distinct and len(set(out)) != len(out):
@@ -230,7 +231,7 @@ class Ring:
 
     def __post_init__(self):
         object.__setattr__(self, "group", as_int("group", self.group, minimum=0,
-                                                 error=InvalidSolution))
+                                                 maximum=MAX_INDEX, error=InvalidSolution))
         object.__setattr__(self, "order", _server_list("order", self.order, InvalidSolution,
                                                        distinct=False, min_length=2))
         object.__setattr__(self, "share", as_float("share", self.share, minimum=0.0,
@@ -276,8 +277,10 @@ class Route:
     paths: tuple
 
     def __post_init__(self):
-        object.__setattr__(self, "src", as_int("src", self.src, minimum=0, error=InvalidSolution))
-        object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, error=InvalidSolution))
+        object.__setattr__(self, "src", as_int("src", self.src, minimum=0, maximum=MAX_INDEX,
+               error=InvalidSolution))
+        object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, maximum=MAX_INDEX,
+               error=InvalidSolution))
         paths = []
         for k, raw in enumerate(as_list("paths", self.paths, error=InvalidSolution)):
             with _within(f"paths[{k}]", InvalidSolution):
@@ -317,9 +320,11 @@ class TopologySolution:
         links = []
         for k, raw in enumerate(as_list("links", self.links, error=InvalidSolution)):
             entry = as_list(f"links[{k}]", raw, length=3, error=InvalidSolution)
-            i, j = (as_int(f"links[{k}][{m}]", entry[m], minimum=0, error=InvalidSolution)
+            i, j = (as_int(f"links[{k}][{m}]", entry[m], minimum=0, maximum=MAX_INDEX,
+                   error=InvalidSolution)
                     for m in (0, 1))
-            count = as_int(f"links[{k}][2]", entry[2], minimum=1, error=InvalidSolution)
+            count = as_int(f"links[{k}][2]", entry[2], minimum=1, maximum=MAX_INDEX,
+                   error=InvalidSolution)
             links.append((i, j, count))
         object.__setattr__(self, "links", tuple(links))
         for name, cls, keys in (("rings", Ring, ("group", "order", "share")),

@@ -35,7 +35,7 @@ from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._ring import DIRECTIONS, arc, segment_load, segment_name
 from ._transfer import max_transfer_time, unserved_pair
-from .limits import MAX_GENERATED_SIDE, MAX_WAVELENGTHS, check_traffic
+from .limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_WAVELENGTHS, check_traffic
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 from ._wavelength_counts import count_bound, infeasibility, require_feasible
@@ -128,9 +128,9 @@ class WavelengthsInstance:
 
 def _index(field: str, value: Any) -> int:
     # The fast path matters: a 128-node schedule holds thousands of lightpaths.
-    if type(value) is int and value >= 0:
+    if type(value) is int and 0 <= value <= MAX_INDEX:
         return value
-    return as_int(field, value, minimum=0, error=InvalidSolution)
+    return as_int(field, value, minimum=0, maximum=MAX_INDEX, error=InvalidSolution)
 
 
 @dataclass(frozen=True)
