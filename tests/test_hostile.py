@@ -253,3 +253,51 @@ def test_link_counts_cannot_wrap_around_the_degree_check():
     inst = fabricopt.problems.instance_from_dict(data)
     verdict = fabricopt.check(inst, fabricopt.problems.solution_from_dict("topology", sol))
     assert not verdict.feasible and "interfaces" in verdict.reason
+
+
+# -- 5. result envelopes -----------------------------------------------------------------
+
+@pytest.mark.parametrize("key, value, message", [
+    ("runtime_s", None, "runtime_s = None: must be a number"),
+    ("runtime_s", [1], "runtime_s = [1]: must be a number"),
+    ("runtime_s", {"a": 1}, "runtime_s = {'a': 1}: must be a number"),
+    ("runtime_s", "x", "runtime_s = 'x': must be a number"),
+    ("runtime_s", -1.0, "runtime_s = -1.0: must be >= 0"),
+    ("runtime_s", 10 ** 400, "runtime_s = <an integer of 401 digits>: must be finite"),
+    ("info", 7, "info = 7: must be an object or null"),
+    ("info", [1, 2], "info = [1, 2]: must be an object or null"),
+    ("status", "great", "status = 'great': must be one of"),
+    ("status", ["feasible"], "status = ['feasible']: must be one of"),
+    ("sense", "max", "sense = 'max': must be 'min' for circuits"),
+    ("objective", "1", "objective = '1': must be a number"),
+    ("bound", True, "bound = True: must be a number"),
+    ("gap", float("nan"), "gap = nan: must be finite"),
+    ("method", 3, "method = 3: must be a non-empty string"),
+    ("solution", [1], "solution = [1]: must be an object or null"),
+])
+def test_result_envelope_is_validated_naming_the_field(key, value, message):
+    from fabricopt.solvers import Result
+
+    envelope = base("circuits")[2]
+    envelope[key] = value
+    with pytest.raises(InvalidSolution) as info:
+        Result.from_dict(envelope)
+    assert str(info.value).startswith(message)
+
+
+def test_a_valid_envelope_round_trips_and_unknown_fields_are_ignored():
+    from fabricopt.solvers import Result
+
+    envelope = base("circuits")[2]
+    result = Result.from_dict({**envelope, "from_a_later_version": 1})
+    assert result.to_dict() == envelope
+
+
+def test_a_bad_envelope_in_check_is_one_line_exit_2(tmp_path, capsys):
+    envelope = base("circuits")[2]
+    envelope["runtime_s"] = None
+    inst, res = tmp_path / "i.json", tmp_path / "r.json"
+    inst.write_text(json.dumps(base("circuits")[0]))
+    res.write_text(json.dumps(envelope))
+    _one_line_exit_2(["check", str(inst), str(res)], capsys, "runtime_s = None")
+    _one_line_exit_2(["solve", str(res), "--method", "greedy"], capsys, "runtime_s = None")
