@@ -17,6 +17,7 @@ import numpy as np
 from ..errors import InvalidInstance
 
 __all__ = [
+    "MIN_MAGNITUDE",
     "MAX_SHOWN_CHARS",
     "shown",
     "fail",
@@ -31,6 +32,11 @@ __all__ = [
     "as_object",
 ]
 
+
+#: Smallest non-zero magnitude of a number: below it, products such as
+#: ``share * 2*(g-1)/g * bytes`` underflow to 0, and a method and ``check`` could
+#: disagree on whether a pair has traffic at all.
+MIN_MAGNITUDE = 1e-300
 
 #: Longest echo of a value (and of a field name) in an error message; the rest is cut
 #: and its length given, so that one bad value can never flood a terminal.
@@ -133,6 +139,9 @@ def as_float(field: str, value: Any, *, minimum: float | None = None,
         fail(field, value, "must be finite", error)
     if not math.isfinite(value):
         fail(field, value, "must be finite", error)
+    if 0 < abs(value) < MIN_MAGNITUDE:
+        fail(field, value, f"too small: a non-zero value must be at least {MIN_MAGNITUDE:g} "
+                           f"in magnitude (smaller ones vanish in derived quantities)", error)
     if positive and value <= 0:
         fail(field, value, "must be > 0", error)
     return _within(field, value, minimum, maximum, error, spec="g")
@@ -198,6 +207,8 @@ def _fast_matrix(rows: list, size: int, zero_diagonal: bool):
     except (ValueError, OverflowError):
         return None
     if not np.isfinite(a).all() or (a < 0).any() or (zero_diagonal and np.diag(a).any()):
+        return None
+    if ((a > 0) & (a < MIN_MAGNITUDE)).any():
         return None
     return tuple(map(tuple, a.tolist()))
 

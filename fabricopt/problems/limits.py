@@ -26,7 +26,8 @@ These maxima are assumptions of this project, chosen to lie far beyond every fab
 that SiP-ML, TopoOpt and Crux describe (tens of switches, wavelengths, interfaces or
 priority levels; clusters of thousands of GPUs), not figures from the papers.
 
-Magnitudes: every input number must be finite, and so must every time or rate
+Magnitudes: every input number must be finite, and at least ``MIN_MAGNITUDE`` = 1e-300
+in magnitude unless it is 0 (:mod:`fabricopt.problems._validate`), and so must every time or rate
 derived from it (``8 * bytes / (gbps * 1e9)``, sums of such times); where one would
 exceed :data:`MAX_DERIVED` (1e300), the instance is rejected naming the field that
 causes it (see :func:`check_magnitude`), so that ``solve`` never returns a non-finite
