@@ -16,6 +16,8 @@ from fabricopt.testing.mutations import FAST_METHODS, base
 
 from cli_helpers import run
 
+pytest_plugins = ["fabricopt.testing.pytest_plugin"]
+
 
 def _one_line_exit_2(argv, capsys, match=""):
     assert main(argv) == 2
@@ -301,3 +303,13 @@ def test_a_bad_envelope_in_check_is_one_line_exit_2(tmp_path, capsys):
     res.write_text(json.dumps(envelope))
     _one_line_exit_2(["check", str(inst), str(res)], capsys, "runtime_s = None")
     _one_line_exit_2(["solve", str(res), "--method", "greedy"], capsys, "runtime_s = None")
+
+
+@pytest.mark.parametrize("claimed", [float("nan"), float("-inf"), float("inf")])
+def test_solve_never_returns_a_non_finite_bound(claimed, temporary_method):
+    from fabricopt.heuristics.circuits import greedy
+
+    temporary_method("circuits", "odd-bound",
+                     lambda inst, **_: fabricopt.SolverOutput(greedy(inst), "feasible", claimed))
+    result = fabricopt.solve(base("circuits")[0], "odd-bound")
+    assert result.status == "feasible" and math.isfinite(result.bound)
