@@ -162,7 +162,7 @@ def as_list(field: str, value: Any, *, length: int | None = None,
     if not isinstance(value, (list, tuple)):
         fail(field, value, "must be a list", error)
     if length is not None and len(value) != length:
-        raise error(f"{field}: has {len(value)} entries, expected {length}")
+        raise error(f"{field}: has {len(value)} entries, expected {shown(length)}")
     return list(value)
 
 

@@ -151,7 +151,7 @@ class TopologyInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        n = as_int("servers", self.servers, minimum=2)
+        n = as_int("servers", self.servers, minimum=2, maximum=MAX_INDEX)
         set_(self, "servers", n)
         set_(self, "degree", as_int("degree", self.degree, minimum=1, maximum=MAX_DEGREE))
         set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))

@@ -84,7 +84,7 @@ class WavelengthsInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "nodes", as_int("nodes", self.nodes, minimum=2))
+        set_(self, "nodes", as_int("nodes", self.nodes, minimum=2, maximum=MAX_INDEX))
         set_(self, "wavelengths", as_int("wavelengths", self.wavelengths, minimum=1,
                                          maximum=MAX_WAVELENGTHS))
         set_(self, "wavelength_gbps", as_float("wavelength_gbps", self.wavelength_gbps,

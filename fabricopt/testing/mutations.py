@@ -24,7 +24,7 @@ import functools
 import json
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 __all__ = ["FAST_METHODS", "BASE_SIZES", "TARGETS", "FAMILIES", "EXTREMES", "Case",
@@ -79,9 +79,9 @@ class Case:
     family: str
     seed: int
     description: str
-    instance: bytes
-    data: bytes
-    obj: Any = None
+    instance: bytes = field(repr=False)
+    data: bytes = field(repr=False)
+    obj: Any = field(default=None, repr=False)  # may hold a 5,000-digit int: no repr
 
     def __eq__(self, other):  # NaN inside obj would make dataclass equality false
         return isinstance(other, Case) and (self.kind, self.target, self.family, self.seed,
