@@ -7,7 +7,8 @@ count therefore has a documented maximum far beyond any real fabric; a larger va
 is an ``InvalidInstance`` naming the field and the maximum. Sizes that are the length
 of a list or matrix in the file itself (GPUs of a traffic matrix, jobs, ops) are
 bounded by the file and have no separate maximum; the generators build matrices of
-at most ``MAX_GENERATED_SIDE`` = 4,096 rows. Integers in solutions (GPUs, nodes,
+at most ``MAX_GENERATED_SIDE`` = 4,096 rows and ``MAX_GENERATED_COUNT`` = 100,000
+jobs, links or ops. Integers in solutions (GPUs, nodes,
 wavelengths, link counts, levels, path indices) are at most ``MAX_INDEX`` = 2**31 - 1,
 an ``InvalidSolution`` beyond it.
 
@@ -45,8 +46,9 @@ from ..errors import InvalidInstance
 from ._validate import shown
 
 __all__ = ["MAX_SWITCHES", "MAX_WAVELENGTHS", "MAX_DEGREE", "MAX_GPUS", "MAX_LEVELS",
-           "MAX_JOB_GPUS", "MAX_INDEX", "MAX_GENERATED_SIDE", "MAX_DERIVED", "LIMITS",
-           "check_magnitude", "check_rate", "check_transfer", "check_traffic"]
+           "MAX_JOB_GPUS", "MAX_INDEX", "MAX_GENERATED_SIDE", "MAX_GENERATED_COUNT",
+           "MAX_DERIVED", "LIMITS", "check_magnitude", "check_rate", "check_transfer",
+           "check_traffic"]
 
 MAX_SWITCHES = 1024
 MAX_WAVELENGTHS = 1024
@@ -58,6 +60,8 @@ MAX_JOB_GPUS = 2 ** 24
 #: level or path index): every real one is far smaller, and sums of them stay inside
 #: int64 where ``check`` counts them with numpy.
 MAX_INDEX = 2 ** 31 - 1
+#: Most jobs, links or ops a generator draws.
+MAX_GENERATED_COUNT = 100_000
 #: Largest matrix side a generator builds (an N x N matrix of floats: 128 MB here).
 MAX_GENERATED_SIDE = 4096
 

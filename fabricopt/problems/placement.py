@@ -25,8 +25,8 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import (MAX_DERIVED, MAX_GPUS, MAX_INDEX, check_magnitude, check_rate,
-                     check_transfer)
+from .limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
+                     check_magnitude, check_rate, check_transfer)
 from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
                         shown)
 from .opgraph import OpGraph
@@ -645,7 +645,7 @@ def generate(seed: int = 0, ops: int = 12, gpus: int = 4, max_peers: int = 2,
     >>> inst.size, inst == generate(seed=1, ops=10)
     (10, True)
     """
-    ops = as_int("ops", ops, minimum=1)
+    ops = as_int("ops", ops, minimum=1, maximum=MAX_GENERATED_COUNT)
     gpus = as_int("gpus", gpus, minimum=1)
     max_peers = as_int("max_peers", max_peers, minimum=1)
     link_gbps = as_float("link_gbps", link_gbps, positive=True)

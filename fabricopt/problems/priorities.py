@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_INDEX, MAX_LEVELS, check_magnitude
+from .limits import MAX_GENERATED_COUNT, MAX_INDEX, MAX_LEVELS, check_magnitude
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
                         reject_unknown_keys, require, shown)
 
@@ -284,9 +284,10 @@ def generate(seed: int = 0, jobs: int = 20, levels: int = 4, links: int | None =
     >>> [job.id for job in inst.jobs], len(inst.contention)
     (['j0', 'j1', 'j2', 'j3'], 6)
     """
-    n = as_int("jobs", jobs, minimum=1)
+    n = as_int("jobs", jobs, minimum=1, maximum=MAX_GENERATED_COUNT)
     levels = as_int("levels", levels, minimum=1, maximum=MAX_LEVELS)
-    n_links = max(2, n // 2) if links is None else as_int("links", links, minimum=1)
+    n_links = max(2, n // 2) if links is None else as_int("links", links, minimum=1,
+                                                              maximum=MAX_GENERATED_COUNT)
     per_job = as_int("links_per_job", links_per_job, minimum=1, maximum=n_links)
     rng = np.random.default_rng(seed)
     intensity = np.round(rng.lognormal(mean=math.log(20.0), sigma=1.0, size=n), 3)

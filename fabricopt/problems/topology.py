@@ -671,7 +671,7 @@ def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float 
     """
     n = as_int("servers", servers, minimum=2, maximum=MAX_GENERATED_SIDE)
     degree = as_int("degree", degree, minimum=1, maximum=MAX_DEGREE)
-    groups = as_int("groups", groups, minimum=0)
+    groups = as_int("groups", groups, minimum=0, maximum=MAX_DEGREE)
     mp_peers = min(2, n - 1) if mp_peers is None else \
         as_int("mp_peers", mp_peers, minimum=0, maximum=n - 1)
     allreduce_bytes = as_float("allreduce_bytes", allreduce_bytes, positive=True)
