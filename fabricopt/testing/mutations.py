@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import random
 from dataclasses import dataclass, field
 from typing import Any, Iterator
@@ -411,7 +410,3 @@ def cases(kinds, targets=TARGETS, families=FAMILIES, per_family: int = 10,
                 for seed in range(start, start + per_family):
                     yield mutate(kind, target, family, seed)
 
-
-def is_finite_number(x: Any) -> bool:
-    """Is ``x`` a finite real number (not a bool)?"""
-    return _is_number(x) and math.isfinite(x)
