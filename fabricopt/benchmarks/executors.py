@@ -17,6 +17,7 @@ import threading
 
 from ..errors import SolverUnavailable
 from .isolate import kill_running, mp_context, run_isolated
+from .lifeline import die_with
 from .job import RunSpec
 
 __all__ = ["ProcessExecutor", "DaskExecutor", "make_executor", "EXECUTORS"]
@@ -31,11 +32,13 @@ def _terminate(signum, frame):
     os._exit(128 + signum)
 
 
-def _init_worker() -> None:
+def _init_worker(driver_pid: int | None = None) -> None:
     # Ctrl-C reaches the whole foreground process group; the driver alone handles it
     # and stops the workers with SIGTERM, so that exactly one path cleans up.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate)
+    if driver_pid is not None:  # a driver killed with SIGKILL leaves no orphans
+        die_with(driver_pid, kill_running)
 
 
 @contextlib.contextmanager
@@ -63,7 +66,7 @@ class ProcessExecutor:
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
         return cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=mp_context(),
-                                      initializer=_init_worker)
+                                      initializer=_init_worker, initargs=(os.getpid(),))
 
     def submit(self, spec: RunSpec):
         return self._pool.submit(run_isolated, spec)

@@ -148,12 +148,13 @@ def kinds() -> list[str]:
 def get_kind(name: str) -> ProblemKind:
     """The kind called ``name``; an unknown name raises ``InvalidInstance``."""
     from ..errors import InvalidInstance
+    from ._validate import shown
 
     try:
         return _KINDS[name]
     except (KeyError, TypeError):
         raise InvalidInstance(
-            f"problem = {name!r}: unknown problem kind (known: {', '.join(kinds())})"
+            f"problem = {shown(name)}: unknown problem kind (known: {', '.join(kinds())})"
         ) from None
 
 

@@ -136,7 +136,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
                            f"expected a {kind.solution_type.__name__}")
         return result("error", info=info, runtime=runtime)
 
-    bound = out.bound
+    # a non-finite bound (inf, nan) proves nothing: solve never returns one
+    bound = out.bound if isinstance(out.bound, (int, float)) and math.isfinite(out.bound) \
+        else None
     if bound is not None:  # the method's own bound; a NamedBound names its argument
         info.setdefault("bound_source", getattr(bound, "source", record.name))
         bound = float(bound)
@@ -164,6 +166,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         return result("error", solution=solution, info=info, runtime=runtime)
 
     objective = float(kind.evaluate(instance, solution))
+    if not math.isfinite(objective):
+        info["message"] = f"method {record.name!r}: its solution scores {objective!r}, not finite"
+        return result("error", solution=solution, info=info, runtime=runtime)
     status = out.status
     if status == "optimal":
         status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
