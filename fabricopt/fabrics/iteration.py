@@ -146,7 +146,7 @@ def _sequential_plan(workload: Workload, graph: OpGraph, l: int) -> Plan:
 
 def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
                        max_peers: int | None = None, link_gbps: float = 100.0) -> dict:
-    """The ``placement`` instance (DESIGN.md §5.1, as JSON) of one model-parallel group:
+    """The ``placement`` instance (docs/formats.rst, placement, as JSON) of one model-parallel group:
     ``heuristics.sipml.balance`` splits ``graph`` into sub-ops of about ``tau_s``.
 
     Parameters
@@ -250,7 +250,7 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
 def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
                         method: str | None = None, result=None,
                         max_peers: int | None = None) -> Plan:
-    """A :class:`Plan` from a ``placement`` instance and solution as JSON (DESIGN.md §5.1).
+    """A :class:`Plan` from a ``placement`` instance and solution as JSON (docs/formats.rst, placement).
 
     Ops run in the order of their start times (ties in instance order, which is
     topological for a feasible schedule).

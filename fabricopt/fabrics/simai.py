@@ -34,7 +34,7 @@ References
 ----------
 .. [1] aliyun/SimAI, ``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``, and
    aliyun/aicb (the generator); the example files are Apache-2.0 (see
-   ../shared/data/simai/LICENSE and SOURCE.md).
+   fabricopt/fabrics/data/simai/LICENSE and SOURCE.md).
 .. [2] D. Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
    Clusters Using Megatron-LM", SC 2021, §2.2 (interleaved pipeline stages).
 """

@@ -1,7 +1,7 @@
 """Field validation shared by every problem kind.
 
 Each helper checks one value and raises :class:`~fabricopt.errors.InvalidInstance`
-(or the error class passed in) with the one-line message format of DESIGN.md §3:
+(or the error class passed in) with the one-line message format of docs/errors.rst:
 ``<field> = <value>: <rule>``.
 """
 

@@ -1,4 +1,4 @@
-"""``crux`` — Crux end to end: paths, priorities, levels (DESIGN.md §5.6).
+"""``crux`` — Crux end to end: paths, priorities, levels (docs/formats.rst, crux).
 
 Training jobs share a cluster's links. A solution picks one candidate path per flow,
 a priority per job and a hardware level per job (0..K-1, higher served first); the
@@ -37,7 +37,7 @@ __all__ = ["CruxFlow", "CruxJob", "CruxInstance", "CruxSolution", "check", "eval
            "contending_pairs", "sim_jobs", "utilization_bound", "generate",
            "WARMUP_ITERATIONS", "WINDOW_ITERATIONS"]
 
-#: Default warm-up and window, in longest standalone iterations (DESIGN.md §5.6).
+#: Default warm-up and window, in longest standalone iterations (docs/formats.rst, crux).
 WARMUP_ITERATIONS = 10
 WINDOW_ITERATIONS = 50
 
@@ -352,7 +352,7 @@ def sim_jobs(instance: CruxInstance, path: Mapping[str, tuple],
 
 
 def evaluate(instance: CruxInstance, solution: CruxSolution) -> float:
-    """GPU utilization in [0, 1] measured by the fluid simulator (DESIGN.md §5.6).
+    """GPU utilization in [0, 1] measured by the fluid simulator (docs/formats.rst, crux).
 
     Examples
     --------

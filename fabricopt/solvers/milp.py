@@ -28,7 +28,7 @@ from .result import SolverOutput
 __all__ = ["MilpRun", "run_milp", "milp_method", "highs_version", "cbc_available"]
 
 BACKENDS = ("highs", "cbc")
-_EMPTY_ROW_TOL = 1e-9  # a constant row of an empty model holds within this (DESIGN §5)
+_EMPTY_ROW_TOL = 1e-9  # a constant row of an empty model holds within this (docs/formats.rst)
 
 
 @dataclass
@@ -145,7 +145,7 @@ def _solve_highs(problem: pulp.LpProblem, *, time_limit, rel_gap, warm_start, se
 
     inf = highspy.kHighsInf
     h = _new_highs()
-    h.setOptionValue("threads", 1)  # fixed for the life of the process (DESIGN §7)
+    h.setOptionValue("threads", 1)  # fixed for the life of the process (docs/milp.rst)
     h.setOptionValue("random_seed", int(seed) % (2**31 - 1))
     h.setOptionValue("mip_rel_gap", float(rel_gap))
     if rel_gap == 0:
