@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import sys
 from typing import Sequence
 
@@ -57,6 +58,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="FILE")
+
+    p = sub.add_parser("schema", help="print the JSON Schema of a kind's instance, "
+                                      "solution or result envelope",
+                       description="Print a JSON Schema (draft 2020-12): of KIND's instance "
+                                   "(default), its solution, or the result envelope of a "
+                                   "solve of KIND.")
+    p.add_argument("kind")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--solution", dest="which", action="store_const", const="solution",
+                       default="instance", help="the solution's schema")
+    which.add_argument("--result", dest="which", action="store_const", const="result",
+                       help="the result envelope's schema (fabricopt solve --json)")
 
     _add_bench_parser(sub)
     p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
@@ -237,6 +250,13 @@ def _cmd_generate(args, extra) -> int:
     return 0
 
 
+def _cmd_schema(args) -> int:
+    from .schemas import schema
+
+    print(json.dumps(schema(args.kind, args.which), indent=2))
+    return 0
+
+
 def _print_report(out, plots: bool, suite: str | None = None) -> None:
     from .benchmarks import markdown_tables, write_report
 
@@ -327,6 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_bench(args)
         if args.command == "compare":
             return _cmd_compare(args)
+        if args.command == "schema":
+            return _cmd_schema(args)
     except (FabricError, ValueError) as exc:
         print(f"fabricopt: error: {exc}", file=sys.stderr)
         return 2
