@@ -9,10 +9,11 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import logging
 import sys
 from typing import Sequence
 
-from . import dump, generate, load, load_solution
+from . import __version__, dump, generate, load, load_solution
 from .errors import FabricError
 from .problems import check as check_solution
 from .problems import evaluate, get_kind, kind_of, kinds, write_json
@@ -30,6 +31,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fabricopt", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"fabricopt {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log diagnostics on stderr (-v: progress, -vv: debug)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("solve", help="solve an instance with one method")
@@ -53,11 +57,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind", nargs="?", default=None)
 
     p = sub.add_parser("generate", help="write a seeded instance of a problem kind",
-                       description="Size options depend on the kind: e.g. "
-                                   "`fabricopt generate circuits --gpus 32 --switches 8`.")
-    p.add_argument("kind")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, metavar="FILE")
+                       add_help=False, usage="fabricopt generate KIND [--seed N] "
+                                             "[--out FILE] [--SIZE VALUE ...]",
+                       description="Write a seeded instance of KIND as JSON. Size options\n"
+                                   "depend on the kind; `fabricopt generate KIND --help` lists\n"
+                                   "them, e.g. `fabricopt generate circuits --gpus 32 "
+                                   "--switches 8`.",
+                       epilog=_generate_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kind", nargs="?", default=None, help="a problem kind")
+    p.add_argument("-h", "--help", action="store_true",
+                   help="show this help, or with KIND its size options, and exit")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of the generator (default 0)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write here (default: stdout)")
+    p.set_defaults(usage_parser=p)
 
     p = sub.add_parser("schema", help="print the JSON Schema of a kind's instance, "
                                       "solution or result envelope",
@@ -99,7 +113,58 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="PREFIX",
                    help="output prefix (default compare-WORKLOAD-GPUS)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    for command in sub.choices.values():  # -v also after the command: `fabricopt solve -v`
+        command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                             help="log diagnostics on stderr (-v: progress, -vv: debug)")
     return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    """Send the ``fabricopt`` loggers' records to stderr: INFO with -v, DEBUG with -vv."""
+    if verbosity <= 0:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("fabricopt: %(levelname)s: %(name)s: %(message)s"))
+    logger = logging.getLogger("fabricopt")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
+
+
+def _size_parameters(kind: str) -> list[inspect.Parameter]:
+    """The size options of ``kind``'s generator (every keyword but ``seed``)."""
+    problem = get_kind(kind)
+    params = inspect.signature(problem.generate).parameters if problem.generate else {}
+    return [p for name, p in params.items() if name != "seed"]
+
+
+def _size_flags(kind: str) -> list[str]:
+    """``--gpus INT (default 16)``, one per size option of ``kind``."""
+    out = []
+    for p in _size_parameters(kind):
+        kind_name = str(p.annotation).replace("'", "").replace(" | None", "")
+        kind_name = kind_name.upper() if kind_name in ("int", "float", "str", "bool") else "VALUE"
+        default = "chosen by the generator" if p.default is None else repr(p.default)
+        out.append(f"--{p.name.replace('_', '-')} {kind_name} (default {default})")
+    return out
+
+
+def _generate_epilog() -> str:
+    lines = ["size options (default: the generator's):"]
+    for kind in kinds():
+        lines.append(f"  {kind}: " + ", ".join(f.split(" ")[0] for f in _size_flags(kind)))
+    return "\n".join(lines)
+
+
+def _generate_help(kind: str) -> str:
+    """``fabricopt generate KIND --help``: the kind's generator and its size options."""
+    doc = (inspect.getdoc(get_kind(kind).generate) or "").split("\n\n")[0]
+    lines = [f"usage: fabricopt generate {kind} [--seed N] [--out FILE] [--SIZE VALUE ...]",
+             "", f"Write a seeded {kind} instance as JSON (to stdout unless --out).",
+             "", " ".join(doc.split()), "", "options:",
+             "  --seed N     seed of the generator (default 0): same seed, same instance",
+             "  --out FILE   write the instance here", "", f"size options of {kind}:"]
+    lines += [f"  {flag}" for flag in _size_flags(kind)]
+    return "\n".join(lines)
 
 
 def _add_bench_parser(sub) -> None:
@@ -245,6 +310,14 @@ def _cmd_methods(args) -> int:
 
 
 def _cmd_generate(args, extra) -> int:
+    if args.help:
+        if args.kind is None:
+            args.usage_parser.print_help()
+        else:
+            print(_generate_help(args.kind))
+        return 0
+    if args.kind is None:
+        raise ValueError(f"generate: a problem kind is required ({', '.join(kinds())})")
     instance = generate(args.kind, seed=args.seed, **_size_options(args.kind, extra))
     dump(instance, args.out if args.out else "-")
     return 0
@@ -334,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "generate":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    _configure_logging(args.verbose)
     try:
         if args.command == "solve":
             return _cmd_solve(args)

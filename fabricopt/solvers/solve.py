@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 import time
 from typing import Any, Mapping
@@ -13,6 +14,8 @@ from .registry import get_method
 from .result import Result, SolverOutput, relative_gap
 
 __all__ = ["solve"]
+
+_log = logging.getLogger(__name__)
 
 # A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
 _BOUND_RTOL = 1e-6
@@ -95,9 +98,15 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     _check_options(record, options)
 
     def result(status, solution=None, objective=None, bound=None, info=None, runtime=0.0):
-        return Result(kind.name, record.name, status, kind.sense, objective, bound,
+        done = Result(kind.name, record.name, status, kind.sense, objective, bound,
                       relative_gap(objective, bound), runtime, solution, dict(info or {}))
+        _log.info("%s / %s: %s, objective %s, bound %s, %.3f s%s", kind.name, record.name,
+                  status, objective, bound, runtime,
+                  f" ({done.info['message']})" if "message" in done.info else "")
+        return done
 
+    _log.info("solving a %s instance with %s (time limit %s, seed %d, options %s)",
+              kind.name, record.name, time_limit, seed, options or "none")
     start = time.perf_counter()
     try:
         out = _call(record, instance, time_limit, seed, options)
