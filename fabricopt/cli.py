@@ -85,6 +85,23 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--result", dest="which", action="store_const", const="result",
                        help="the result envelope's schema (fabricopt solve --json)")
 
+    p = sub.add_parser("export", help="write a method's MILP as an MPS or LP file, or map "
+                                      "a solver's answer back",
+                       description="Write the exact MILP that METHOD solves for INSTANCE to "
+                                   "--out (.mps or .lp, by HiGHS's writer) for any MILP "
+                                   "solver; with --decode VALUES, turn that solver's column "
+                                   "values (a .sol file or a JSON object) into the kind's "
+                                   "solution JSON, for `fabricopt check`.")
+    p.add_argument("instance", help="instance JSON file, or - for standard input")
+    p.add_argument("--method", default="milp", help="an exportable method (default: milp)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a formulation option (repeatable), as given to the export")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="the model file (.mps or .lp); with --decode, the solution JSON "
+                        "(default: stdout)")
+    p.add_argument("--decode", default=None, metavar="VALUES",
+                   help="a solver's column values for the exported model")
+
     _add_bench_parser(sub)
     p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
                        description="Sweep per-GPU bandwidth for a workload over fabrics, search "
@@ -330,6 +347,30 @@ def _cmd_schema(args) -> int:
     return 0
 
 
+def _cmd_export(args) -> int:
+    from .solvers.export import decode_values, write_model
+
+    instance = load(args.instance)
+    if isinstance(instance, Result):
+        raise ValueError(f"{args.instance}: is a result envelope, not an instance")
+    options = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--option {item!r}: expected NAME=VALUE")
+        options[name.replace("-", "_")] = _parse_value(value)
+    if args.decode is not None:
+        solution = decode_values(instance, args.decode, args.method, **options)
+        dump(solution, args.out if args.out else "-")
+        return 0
+    if args.out is None:
+        raise ValueError("export: --out FILE (.mps or .lp) is required")
+    path = write_model(instance, args.out, args.method, **options)
+    print(f"wrote {path}; map a solver's answer back with `fabricopt export "
+          f"{args.instance} --method {args.method} --decode VALUES`", file=sys.stderr)
+    return 0
+
+
 def _print_report(out, plots: bool, suite: str | None = None) -> None:
     from .benchmarks import markdown_tables, write_report
 
@@ -423,6 +464,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_compare(args)
         if args.command == "schema":
             return _cmd_schema(args)
+        if args.command == "export":
+            return _cmd_export(args)
     except (FabricError, ValueError) as exc:
         print(f"fabricopt: error: {exc}", file=sys.stderr)
         return 2
