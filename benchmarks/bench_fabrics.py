@@ -111,11 +111,12 @@ def topoopt(args, out: Path) -> None:
 
 
 def simai(args, out: Path) -> None:
-    from fabricopt.fabrics.data import simai_example
+    from fabricopt import fabrics
     from fabricopt.fabrics.models import ElectCluster, ElectFlat, FatTree, SipOcs
     from fabricopt.fabrics.simai import read_simai
 
-    path = Path(args.simai) if args.simai else simai_example()
+    path = (Path(args.simai) if args.simai else
+            Path(fabrics.__file__).parent / "data" / "simai" / "workload_analytical.txt")
     if not path.exists():
         raise SystemExit("bench_fabrics: the SimAI file was not found; pass --simai PATH")
     start = time.perf_counter()

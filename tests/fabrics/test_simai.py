@@ -1,15 +1,14 @@
 """The AICB / SimAI reader on the real 9,216-GPU MoE workload (shipped in fabricopt/fabrics/data/simai/)."""
 
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from fabricopt import InvalidInstance
-from fabricopt.fabrics.data import SIMAI_DIR
+from fabricopt import InvalidInstance, fabrics
 from fabricopt.fabrics.simai import GROUPS, parse_simai, read_simai
 
-
-DATA = SIMAI_DIR
+DATA = Path(fabrics.__file__).parent / "data" / "simai"
 MOE = DATA / "workload_analytical.txt"
 
 
