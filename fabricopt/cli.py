@@ -129,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="PREFIX",
                    help="output prefix (default compare-WORKLOAD-GPUS)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--quiet", action="store_true",
+                   help="no parameter or progress lines on stderr")
     for command in sub.choices.values():  # -v also after the command: `fabricopt solve -v`
         command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
                              help="log diagnostics on stderr (-v: progress, -vv: debug)")
@@ -416,6 +417,15 @@ def _numbers(text: str, name: str, kind=float) -> list:
         raise ValueError(f"--{name} = {text!r}: expected comma-separated numbers") from None
 
 
+def _parameters(args, positional=("workload",)) -> str:
+    """The command line that reproduces this run: every option, defaults included."""
+    hidden = ("command", "verbose", "quiet", "usage_parser") + tuple(positional)
+    shown = [str(getattr(args, k)) for k in positional if getattr(args, k, None) is not None]
+    shown += [f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
+              if k not in hidden and v is not None and v is not False]
+    return f"parameters: fabricopt {args.command} " + " ".join(shown)
+
+
 def _cmd_compare(args) -> int:
     from .fabrics import comparison as cmp
     from .fabrics.workloads import A100_MEMORY_BYTES
@@ -423,6 +433,9 @@ def _cmd_compare(args) -> int:
     per_node = args.gpus_per_node
     if per_node < 1:
         raise ValueError(f"--gpus-per-node = {per_node}: must be >= 1")
+    parameters = _parameters(args)
+    if not args.quiet:
+        print(parameters, file=sys.stderr)
     rows = cmp.compare(
         args.workload, args.gpus, _numbers(args.bandwidths, "bandwidths"),
         [f.strip() for f in args.fabrics.split(",") if f.strip()],
@@ -431,9 +444,9 @@ def _cmd_compare(args) -> int:
         memory_bytes=A100_MEMORY_BYTES * per_node, switches=args.switches, degree=args.degree,
         seed=args.seed, progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
     prefix = args.out or f"compare-{args.workload}-{args.gpus}"
-    table = cmp.markdown_table(rows)
+    table = cmp.markdown_table(rows, legend=True)
     with open(f"{prefix}.md", "w") as f:
-        f.write(table + "\n")
+        f.write(parameters + "\n\n" + table + "\n")
     cmp.write_csv(rows, f"{prefix}.csv")
     cmp.plot(rows, f"{prefix}.png")
     print(table)

@@ -78,3 +78,21 @@ def test_schema_of_an_unknown_kind_is_a_one_line_error(capsys):
     err = capsys.readouterr().err
     assert err.startswith("fabricopt: error: problem = 'nope': unknown problem kind")
     assert len(err.splitlines()) == 1
+
+
+def test_compare_prints_its_parameters_explains_columns_and_reports_progress(tmp_path):
+    prefix = tmp_path / "cmp"
+    code, out, err = run("compare", "resnet50", "--gpus", "8", "--bandwidths", "100,400",
+                         "--fabrics", "elect-flat", "--k", "1", "--out", str(prefix))
+    assert code == 0, err
+    first = err.splitlines()[0]
+    assert first.startswith("parameters: fabricopt compare resnet50 --gpus 8 --bandwidths "
+                            "100,400 --fabrics elect-flat --k 1 ")
+    assert "--switches 16" in first and "--seed 0" in first  # defaults are shown too
+    # progress inside a point comes before the point's result line
+    lines = err.splitlines()
+    trying = lines.index("  elect-flat @ 100 Gbps: trying k=1 l=8 (1/1)")
+    assert lines[trying + 1].startswith("elect-flat @ 100 Gbps: ")
+    assert "Columns: Gbps/GPU = " in out and "iteration ms = max(MP ms + AllReduce ms" in out
+    md = prefix.with_suffix(".md").read_text()
+    assert md.startswith(first) and "Columns: " in md
