@@ -480,10 +480,11 @@ class SipRing(Fabric):
     Our simplification: one schedule for the whole iteration's traffic (SiP-ML
     re-estimates it every 100 us).
 
-    Raises (from :meth:`allocate`)
-    ------------------------------
+    Raises
+    ------
     InfeasibleInstance
-        If a demanded pair is farther than ``max_hops`` both ways round.
+        From :meth:`allocate`, if a demanded pair is farther than ``max_hops`` both ways
+        round.
     """
 
     wavelengths: int
