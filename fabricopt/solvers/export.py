@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -90,45 +89,16 @@ def _names(items) -> list[str]:
 
 
 def highs_model(problem):
-    """A ``highspy.Highs`` holding the PuLP ``problem`` with its column and row names."""
-    import highspy
-    import numpy as np
-    import pulp
+    """A ``highspy.Highs`` holding the PuLP ``problem`` — loaded as ``solve`` loads it —
+    with its columns and rows named (:func:`portable_name`)."""
+    from ..milp.arrays import from_pulp
+    from ..milp.highs import _load
 
-    from .milp import _bounds, _new_highs
-
-    inf = highspy.kHighsInf
-    h = _new_highs()
-    variables = problem.variables()
-    index = {v.name: k for k, v in enumerate(variables)}
-    n = len(variables)
-    cost = np.zeros(n)
-    for var, coef in problem.objective.items():
-        cost[index[var.name]] = coef
-    lower = np.array([-inf if v.lowBound is None else v.lowBound for v in variables], float)
-    upper = np.array([inf if v.upBound is None else v.upBound for v in variables], float)
-    h.addCols(n, cost, lower, upper, 0, np.zeros(n, np.int32), np.zeros(0, np.int32),
-              np.zeros(0))
-    integer = np.array([k for k, v in enumerate(variables) if v.cat == pulp.LpInteger],
-                       np.int32)
-    if len(integer):
-        h.changeColsIntegrality(len(integer), integer,
-                                np.full(len(integer), highspy.HighsVarType.kInteger))
-    names = list(problem.constraints)
-    for name in names:
-        constraint = problem.constraints[name]
-        idx = [index[v.name] for v, c in constraint.items() if c != 0]
-        val = [c for c in constraint.values() if c != 0]
-        lo, hi = _bounds(constraint)
-        h.addRow(-inf if lo == -math.inf else lo, inf if hi == math.inf else hi, len(idx),
-                 np.array(idx, np.int32), np.array(val, float))
-    offset = problem.objective.constant if problem.objective is not None else 0.0
-    h.changeObjectiveOffset(float(offset or 0.0))
-    h.changeObjectiveSense(highspy.ObjSense.kMaximize if problem.sense == pulp.LpMaximize
-                           else highspy.ObjSense.kMinimize)
-    for k, name in enumerate(_names(v.name for v in variables)):
+    arrays = from_pulp(problem)
+    h = _load(arrays, rel_gap=0.0, seed=0, start=None)
+    for k, name in enumerate(_names(arrays.names)):
         h.passColName(k, name)
-    for r, name in enumerate(_names(names)):
+    for r, name in enumerate(_names(problem.constraints)):
         h.passRowName(r, name)
     return h
 
@@ -167,7 +137,7 @@ def write_model(instance, path: str | Path, method: str = "milp", **options) -> 
     True
     """
     from ..errors import SolverFailure
-    from .milp import _stdout_silenced
+    from ..milp.highs import _stdout_silenced
 
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
