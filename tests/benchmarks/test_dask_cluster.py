@@ -19,6 +19,7 @@ from distributed import Client  # noqa: E402
 from fabricopt.benchmarks.executors import make_executor  # noqa: E402
 from fabricopt.benchmarks.runner import plan  # noqa: E402
 from fabricopt.benchmarks.suites import Row, Suite  # noqa: E402
+from fabricopt.solvers.registry import _METHODS  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 START_S = 90  # bound on the cluster's start-up (a loaded 2-core machine is slow)
@@ -126,7 +127,18 @@ def test_bench_on_the_cluster_ships_a_relative_plugin(cluster, tmp_path):
     assert all(Path(folder).parent != tmp_path for folder in _worker_folders(cluster).values())
 
 
-def test_a_plugin_file_absent_on_the_workers_is_uploaded(cluster, tmp_path):
+@pytest.fixture
+def unregister_uploaded():
+    """The plug-in loads in this process too (``plan`` imports it): forget it after."""
+    before = set(sys.modules)
+    yield
+    _METHODS.pop(("circuits", "uploaded"), None)
+    for name in set(sys.modules) - before:
+        if name.startswith("fabricopt_plugin_"):
+            del sys.modules[name]
+
+
+def test_a_plugin_file_absent_on_the_workers_is_uploaded(cluster, tmp_path, unregister_uploaded):
     """The driver's file is deleted after the upload: the workers use their copies."""
     path = tmp_path / "gone_after_upload.py"
     path.write_text(PLUGIN.replace('"shipped"', '"uploaded"'))
