@@ -111,12 +111,11 @@ def topoopt(args, out: Path) -> None:
 
 
 def simai(args, out: Path) -> None:
-    from fabricopt import fabrics
     from fabricopt.fabrics.models import ElectCluster, ElectFlat, FatTree, SipOcs
+    from fabricopt.fabrics.resolve import SIMAI_EXAMPLES, simai_data_path
     from fabricopt.fabrics.simai import read_simai
 
-    path = (Path(args.simai) if args.simai else
-            Path(fabrics.__file__).parent / "data" / "simai" / "workload_analytical.txt")
+    path = Path(args.simai) if args.simai else simai_data_path(SIMAI_EXAMPLES["simai-moe"])
     if not path.exists():
         raise SystemExit("bench_fabrics: the SimAI file was not found; pass --simai PATH")
     start = time.perf_counter()
@@ -154,7 +153,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--section", choices=("sipml", "topoopt", "simai", "all"), default="all")
     p.add_argument("--simai", default=None, help="the SimAI workload file (default: the "
-                                                 "shipped fabricopt/fabrics/data/simai example)")
+                                                 "shipped example, simai-moe)")
     p.add_argument("--workloads", default=None, help="comma-separated (default: the section's)")
     p.add_argument("--gpus", type=int, default=1024, help="GPUs of the SiP-ML section")
     p.add_argument("--bandwidths", default=None, help="comma-separated per-node Gbps")

@@ -13,13 +13,59 @@ from typing import Any, Iterable, Sequence
 
 from ..solvers.result import relative_gap
 
-__all__ = ["SHIFT_S", "shifted_geometric_mean", "sgm_time_s", "BestKnown", "best_known",
+__all__ = ["ratio", "relative_change", "loglog_slope", "SHIFT_S", "shifted_geometric_mean", "sgm_time_s", "BestKnown", "best_known",
            "primal_gap", "with_primal_gaps", "MethodSummary", "summarize"]
 
 #: Shift of the shifted geometric mean runtime, in seconds (as in Mittelmann's benchmarks).
 SHIFT_S = 10.0
 
 _SOLVED = ("optimal", "feasible")
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``; None when either is missing or the denominator is 0.
+
+    The one ratio every report uses (speed-ups, fractions of an optimum).
+
+    Examples
+    --------
+    >>> ratio(3.0, 2.0), ratio(1.0, 0.0), ratio(None, 2.0)
+    (1.5, None, None)
+    """
+    if numerator is None or denominator is None or denominator == 0:
+        return None
+    return numerator / denominator
+
+
+def relative_change(new: float | None, old: float | None) -> float | None:
+    """``new / old - 1`` (+0.10 is 10 % more); None where :func:`ratio` is None.
+
+    Examples
+    --------
+    >>> round(relative_change(1.1, 1.0), 12), relative_change(1.0, None)
+    (0.1, None)
+    """
+    r = ratio(new, old)
+    return None if r is None else r - 1.0
+
+
+def loglog_slope(sizes: Sequence[float], values: Sequence[float | None]) -> float | None:
+    """Least-squares slope of ``log(value)`` on ``log(size)`` over the positive pairs;
+    None with fewer than two distinct sizes.
+
+    Examples
+    --------
+    >>> round(loglog_slope([10, 100, 1000], [1.0, 100.0, 10000.0]), 6)
+    2.0
+    """
+    pairs = [(math.log(s), math.log(v)) for s, v in zip(sizes, values)
+             if v is not None and v > 0 and s > 0]
+    if len({x for x, _ in pairs}) < 2:
+        return None
+    mx = math.fsum(x for x, _ in pairs) / len(pairs)
+    my = math.fsum(y for _, y in pairs) / len(pairs)
+    sxx = math.fsum((x - mx) ** 2 for x, _ in pairs)
+    return math.fsum((x - mx) * (y - my) for x, y in pairs) / sxx
 
 
 def shifted_geometric_mean(values: Iterable[float], shift: float = SHIFT_S) -> float | None:

@@ -350,16 +350,26 @@ def _check_memory(plan: Plan, memory_bytes: float | None) -> None:
             f"{memory_bytes / 1e9:.0f} GB")
 
 
-def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
-                   tau_s: float = DEFAULT_TAU_S, gpu_flops: float = DEFAULT_GPU_FLOPS,
+def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
+                   l: int | None = None, *, tau_s: float = DEFAULT_TAU_S,
+                   gpu_flops: float = DEFAULT_GPU_FLOPS,
                    memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
-                   seed: int = 0) -> IterationTime:
+                   seed: int = 0, **traffic_options):
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
+
+    A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.SimAIWorkload`,
+    its file path, or ``simai-moe`` / ``simai-micro``) carries its own parallelism:
+    give no k, l; it is priced by
+    :func:`~fabricopt.fabrics.simai_iteration.simai_iteration_time`, which takes
+    ``traffic_options`` (``mode``, ``overlap``, ``efficiency``, ...) and returns a
+    :class:`~fabricopt.fabrics.simai_iteration.SimAIIterationTime`.
 
     Parameters
     ----------
-    workload : Workload or str
-        A workload or the name of one in :data:`~fabricopt.fabrics.workloads.WORKLOADS`.
+    workload : Workload, SimAIWorkload, str or path
+        A workload, the name of one in :data:`~fabricopt.fabrics.workloads.WORKLOADS`
+        or of a shipped SimAI example, or the path of an AICB/SimAI file
+        (:func:`~fabricopt.fabrics.resolve.resolve_workload`).
     fabric : Fabric
     gpus, k, l : int
         GPU count and the model- and data-parallel degrees, ``gpus == k * l``.
@@ -392,8 +402,23 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
     >>> t = iteration_time("resnet50", ElectFlat(800.0), gpus=8, k=1, l=8)
     >>> t.total_s == t.compute_s + t.allreduce_s
     True
+    >>> iteration_time("simai-micro", ElectFlat(800.0), gpus=8).bubble_s
+    0.0
     """
-    workload = get_workload(workload) if isinstance(workload, str) else workload
+    from .resolve import is_traffic_workload, reject_traffic_options, resolve_workload
+    from .simai_iteration import simai_iteration_time
+
+    workload = resolve_workload(workload)
+    if is_traffic_workload(workload):
+        for name, value in (("k", k), ("l", l), ("plan", plan)):
+            if value is not None:
+                fail(name, value, "a traffic workload (SimAI/AICB) carries its own "
+                                  "parallelism: give no k, l or plan")
+        return simai_iteration_time(workload, fabric, gpus, **traffic_options)
+    reject_traffic_options(workload, traffic_options)
+    if k is None or l is None:
+        fail("k" if k is None else "l", None, f"{workload.name} is an op-graph workload: give "
+                                             f"k and l (or use search_iteration_time)")
     gpus, k, l = (as_int(n, v, minimum=1) for n, v in (("gpus", gpus), ("k", k), ("l", l)))
     if gpus != k * l:
         fail("gpus", gpus, f"must equal k * l = {k} * {l}")

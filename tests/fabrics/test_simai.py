@@ -1,14 +1,13 @@
-"""The AICB / SimAI reader on the real 9,216-GPU MoE workload (shipped in fabricopt/fabrics/data/simai/)."""
-
-from pathlib import Path
+"""The AICB / SimAI reader on the real 9,216-GPU MoE workload (shipped as package data)."""
 
 import numpy as np
 import pytest
 
-from fabricopt import InvalidInstance, fabrics
+from fabricopt import InvalidInstance
+from fabricopt.fabrics.resolve import simai_data_path
 from fabricopt.fabrics.simai import GROUPS, parse_simai, read_simai
 
-DATA = Path(fabrics.__file__).parent / "data" / "simai"
+DATA = simai_data_path("")
 MOE = DATA / "workload_analytical.txt"
 
 
