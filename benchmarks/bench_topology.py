@@ -92,7 +92,7 @@ def bench_gaps(instances: int, servers: int) -> None:
         print(f"| `{method}` | {statistics.mean(row['gap']):.3f} | {max(row['gap']):.3f} | "
               f"{hits}/{instances} | {statistics.mean(row['time']):.3f} | {max(row['time']):.3f} | "
               f"{statistics.mean(row['hops']):.3f} |")
-    print("\ngap = (heuristic - optimum) / heuristic, the primal gap of DESIGN.md §8.\n")
+    print("\ngap = (heuristic - optimum) / heuristic, the primal gap of docs/benchmarks.rst.\n")
 
 
 def bench_milp_8(instances: int, time_limit: float) -> None:

@@ -1,4 +1,4 @@
-"""The exact MILP of priority compression (``priorities``, DESIGN.md §5.5).
+"""The exact MILP of priority compression (``priorities``, docs/formats.rst, priorities).
 
 Integer levels ``x_j`` in 0..K-1 and one cut binary ``y_e`` per contention-DAG edge
 ``e = (high, low, w)``::

@@ -17,7 +17,7 @@ numbers near 1. Writing ``w = λ * share`` keeps the model linear. Ring shares a
 ``w / λ`` and routes come from decomposing each source's flow into paths.
 
 Candidate rings: every directed Hamiltonian cycle of a group (``(g-1)!`` of them) while
-that is at most ``max_ring_orders`` — then the model is exact for DESIGN.md §5.4, which
+that is at most ``max_ring_orders`` — then the model is exact for docs/formats.rst, topology, which
 allows any cyclic order. Beyond that only TopoOpt's regular rings over the sorted
 members (TotientPerms, both directions) are offered: the model then solves a restriction
 and its optimum is no proof (:func:`is_exact` says which).

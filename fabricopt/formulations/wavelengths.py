@@ -181,7 +181,7 @@ def build_count(instance: WavelengthsInstance, *, integer: bool = True,
     yet each pair of them overlaps, so they need three wavelengths. Its optimum is
     therefore a lower bound on the longest transfer time, which is what the
     ``count-bound`` method reports. SiP-ML's code splits W over 5 parallel rings and
-    omits ``max_hops`` and the transceiver rows; we keep the problem of DESIGN.md §5.3.
+    omits ``max_hops`` and the transceiver rows; we keep the problem of docs/formats.rst, wavelengths.
 
     Parameters
     ----------

@@ -106,7 +106,7 @@ class RouteBook:
             entry[key] = entry.get(key, 0.0) + per_path
 
     def routes(self) -> list[dict]:
-        """The routes of DESIGN.md §5.4, pairs and paths in a fixed order."""
+        """The routes of docs/formats.rst, topology, pairs and paths in a fixed order."""
         out = []
         for (src, dst), paths in sorted(self._bytes.items()):
             total = sum(paths.values())

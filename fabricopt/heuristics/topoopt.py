@@ -200,7 +200,7 @@ def coin_change_mod(n: int, coins: Sequence[int], *, bidirectional: bool = True,
 
     Equivalently, breadth-first search on the circulant (Cayley) graph of Z_n with the
     coins as generators: one table serves every source, since every coin is a link at
-    every server. Level-synchronous and vectorized: O(n * |coins|) work.
+    every server. Level-synchronous and vectorized: O(n * len(coins)) work.
 
     Parameters
     ----------

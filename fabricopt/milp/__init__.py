@@ -1,7 +1,7 @@
 """The MILP backend: a model in, a :class:`MilpRun` (status, objective, bound, nodes, times) out.
 
 This package sits below both ``formulations`` and ``heuristics`` and above ``problems``
-in the import order of DESIGN.md §2::
+in the import order of the docs (api.rst)::
 
     cli → benchmarks → fabrics → solvers → formulations | heuristics → milp → problems
 

@@ -3,7 +3,7 @@
 PuLP's own HiGHS wrapper reports a time-limited solve as "Optimal", negates
 maximization objectives inside highspy, drops the objective constant and cannot
 warm-start; so the model's arrays are handed to a ``highspy.Highs`` object here and
-status, objective, dual bound and node count are read from it (DESIGN.md §7).
+status, objective, dual bound and node count are read from it (docs/milp.rst).
 
 Two HiGHS behaviours are guarded against:
 
@@ -12,7 +12,7 @@ Two HiGHS behaviours are guarded against:
   instance of 40 jobs: HiGHS logs 4497.638, the columns are worth 4437.911). The
   objective of the returned columns is compared with HiGHS's; on disagreement the
   model is re-solved without the start, and if that still disagrees the answer is
-  ``feasible`` with HiGHS's dual bound — never ``optimal`` (DESIGN.md §9).
+  ``feasible`` with HiGHS's dual bound — never ``optimal`` (docs/milp.rst).
 - **The global thread scheduler.** HiGHS starts one scheduler per process with the
   ``threads`` of the first model that runs; a later model asking for another count
   fails with model status "Not Set". The scheduler is then reset once and the run
@@ -36,7 +36,7 @@ from .arrays import LinearArrays
 
 __all__ = ["solve_highs", "highs_version", "new_highs"]
 
-_EMPTY_ROW_TOL = 1e-9   # a constant row of an empty model holds within this (DESIGN §5)
+_EMPTY_ROW_TOL = 1e-9   # a constant row of an empty model holds within this (docs/formats.rst)
 _OBJECTIVE_RTOL = 1e-6  # HiGHS's objective and its columns' must agree to rounding
 _MIN_RUN_S = 1e-3       # HiGHS needs a positive time limit
 
@@ -87,7 +87,7 @@ def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start: Mapping[str
 
     inf = highspy.kHighsInf
     h = new_highs()
-    h.setOptionValue("threads", 1)  # fixed for the life of the process (DESIGN §7)
+    h.setOptionValue("threads", 1)  # fixed for the life of the process (docs/milp.rst)
     h.setOptionValue("random_seed", int(seed) % (2**31 - 1))
     h.setOptionValue("mip_rel_gap", float(rel_gap))
     if rel_gap == 0:

@@ -70,7 +70,7 @@ def check(instance, solution) -> CheckResult:
 
 
 def evaluate(instance, solution) -> float:
-    """The objective of ``solution`` on ``instance`` as DESIGN.md §5 defines it.
+    """The objective of ``solution`` on ``instance`` as docs/formats.rst defines it.
 
     Examples
     --------

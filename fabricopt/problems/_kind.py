@@ -95,7 +95,7 @@ class ProblemKind:
         ``check(instance, solution) -> CheckResult``; raises ``InvalidSolution`` when the
         solution names things the instance does not have.
     evaluate : callable
-        ``evaluate(instance, solution) -> float``: the objective of DESIGN.md §5.
+        ``evaluate(instance, solution) -> float``: the objective of docs/formats.rst.
     generate : callable or None
         ``generate(seed=0, **sizes) -> instance``: a seeded generator of realistic instances.
     bound : callable or None

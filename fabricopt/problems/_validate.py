@@ -1,7 +1,7 @@
 """Field validation shared by every problem kind.
 
 Each helper checks one value and raises :class:`~fabricopt.errors.InvalidInstance`
-(or the error class passed in) with the one-line message format of DESIGN.md §3:
+(or the error class passed in) with the one-line message format of docs/errors.rst:
 ``<field> = <value>: <rule>``.
 """
 
@@ -158,7 +158,18 @@ def _within(field: str, value, minimum, maximum, error: type[Exception], spec: s
 
 def as_list(field: str, value: Any, *, length: int | None = None,
             error: type[Exception] = InvalidInstance) -> list:
-    """A JSON array (list or tuple), optionally of a given length."""
+    """A JSON array (list, tuple or NumPy array), optionally of a given length.
+
+    A NumPy array becomes nested lists of Python scalars, so an ``np.zeros((n, n))``
+    (or a list of 1-D arrays) is accepted wherever a matrix is.
+
+    Examples
+    --------
+    >>> as_list("traffic_bytes", np.zeros((2, 2)))
+    [[0.0, 0.0], [0.0, 0.0]]
+    """
+    if isinstance(value, np.ndarray):
+        value = value.tolist() if value.ndim else value.item()
     if not isinstance(value, (list, tuple)):
         fail(field, value, "must be a list", error)
     if length is not None and len(value) != length:

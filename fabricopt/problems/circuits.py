@@ -1,4 +1,4 @@
-"""``circuits`` — SiP-OCS circuit assignment (DESIGN.md §5.2).
+"""``circuits`` — SiP-OCS circuit assignment (docs/formats.rst, circuits).
 
 Q optical circuit switches each connect the N GPUs by one partial permutation;
 ``c_ij`` circuits from GPU i to GPU j give that pair ``c_ij * circuit_gbps``. The

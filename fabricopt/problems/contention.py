@@ -1,4 +1,4 @@
-"""The fluid contention simulator that scores the ``crux`` kind (DESIGN.md §5.6).
+"""The fluid contention simulator that scores the ``crux`` kind (docs/formats.rst, crux).
 
 Jobs share links. Every job repeats iterations: it computes ``compute_s`` on its own
 GPUs (never slowed by the network); its flows become eligible after

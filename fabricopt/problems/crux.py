@@ -1,4 +1,4 @@
-"""``crux`` — Crux end to end: paths, priorities, levels (DESIGN.md §5.6).
+"""``crux`` — Crux end to end: paths, priorities, levels (docs/formats.rst, crux).
 
 Training jobs share a cluster's links. A solution picks one candidate path per flow,
 a priority per job and a hardware level per job (0..K-1, higher served first); the
@@ -9,7 +9,7 @@ A solution is feasible when its levels are a valid compression of its priorities
 for every two jobs whose chosen paths share a link and whose priorities differ, the
 higher-priority job is not on a lower level (notes/crux.md §3.1). Jobs of *equal*
 priority may sit on any levels: the simulator reads only paths and levels, and a tie
-orders nothing (DESIGN.md §9). Any level assignment is feasible with
+orders nothing (docs/formats.rst, crux). Any level assignment is feasible with
 ``priority = level``.
 
 References
@@ -42,7 +42,7 @@ __all__ = ["CruxFlow", "CruxJob", "CruxInstance", "CruxSolution", "check", "eval
            "WARMUP_ITERATIONS", "WINDOW_ITERATIONS", "MAX_SIMULATED_ITERATIONS",
            "check_simulation_span"]
 
-#: Default warm-up and window, in longest standalone iterations (DESIGN.md §5.6).
+#: Default warm-up and window, in longest standalone iterations (docs/formats.rst, crux).
 WARMUP_ITERATIONS = 10
 WINDOW_ITERATIONS = 50
 
@@ -431,7 +431,7 @@ def sim_jobs(instance: CruxInstance, path: Mapping[str, tuple],
 
 
 def evaluate(instance: CruxInstance, solution: CruxSolution) -> float:
-    """GPU utilization in [0, 1] measured by the fluid simulator (DESIGN.md §5.6).
+    """GPU utilization in [0, 1] measured by the fluid simulator (docs/formats.rst, crux).
 
     Examples
     --------

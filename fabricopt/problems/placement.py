@@ -1,4 +1,4 @@
-"""``placement`` — SiP-ML degree-constrained model-parallel placement (DESIGN.md §5.1).
+"""``placement`` — SiP-ML degree-constrained model-parallel placement (docs/formats.rst, placement).
 
 Sub-ops of a DNN training step form a DAG; each runs on one of ``gpus`` GPUs, one at a
 time per GPU. A dependency ``u -> v`` of ``bytes`` makes ``v`` wait until ``u`` ends plus,
@@ -36,7 +36,7 @@ __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "e
            "peer_sets",
            "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
-#: Relative feasibility tolerance of DESIGN.md §5.
+#: Relative feasibility tolerance of docs/formats.rst.
 FEASIBILITY_RTOL = 1e-9
 
 _INSTANCE_KEYS = ("problem", "gpus", "max_peers", "link_gbps", "ops", "deps")

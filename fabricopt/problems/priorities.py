@@ -1,4 +1,4 @@
-"""``priorities`` — Crux priority compression into K levels (DESIGN.md §5.5).
+"""``priorities`` — Crux priority compression into K levels (docs/formats.rst, priorities).
 
 Jobs carry a priority ``P_j`` (Crux: ``k_j * I_j``) and a GPU intensity ``I_j``; pairs of
 jobs that share a link contend. The contention DAG has one edge per distinct pair,

@@ -1,4 +1,4 @@
-"""``topology`` — TopoOpt direct-connect topology and routing (DESIGN.md §5.4).
+"""``topology`` — TopoOpt direct-connect topology and routing (docs/formats.rst, topology).
 
 ``servers`` servers each have ``degree`` interfaces. A solution links them (an
 undirected link ``[i, j, count]`` uses ``count`` interfaces at each end and carries
@@ -38,7 +38,7 @@ __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "Topol
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
 _SOLUTION_KEYS = ("links", "rings", "routes")
-# DESIGN.md §5: feasibility tolerance, relative.
+# docs/formats.rst: feasibility tolerance, relative.
 _RTOL = 1e-9
 
 
@@ -293,7 +293,7 @@ class Route:
 
 @dataclass(frozen=True)
 class TopologySolution:
-    """Links, ring orders and routes (DESIGN.md §5.4).
+    """Links, ring orders and routes (docs/formats.rst, topology).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""``wavelengths`` — SiP-Ring wavelength scheduling (DESIGN.md §5.3).
+"""``wavelengths`` — SiP-Ring wavelength scheduling (docs/formats.rst, wavelengths).
 
 N nodes sit on two counter-rotating fibers, ``cw`` (segment s is the link s -> s+1
 mod N) and ``ccw`` (segment s is the link s -> s-1 mod N), each carrying W

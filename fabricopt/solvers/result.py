@@ -1,4 +1,4 @@
-"""The result envelope of a solve (DESIGN.md §4) and what a method hands back.
+"""The result envelope of a solve (docs/envelope.rst) and what a method hands back.
 
 A method returns either a bare solution or a :class:`SolverOutput` (solution, status,
 bound, info). :func:`fabricopt.solve` turns that into a :class:`Result`, whose
@@ -15,7 +15,7 @@ from ..errors import InvalidSolution
 
 __all__ = ["STATUSES", "SolverOutput", "Result", "relative_gap"]
 
-#: The statuses of DESIGN.md §4.
+#: The statuses of docs/envelope.rst.
 STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "error")
 
 
@@ -69,7 +69,7 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class Result:
-    """The scored outcome of ``solve``: DESIGN.md §4's envelope.
+    """The scored outcome of ``solve``: docs/envelope.rst's envelope.
 
     Attributes
     ----------
