@@ -29,7 +29,7 @@ import numpy as np
 __all__ = ["FlowState", "fill_list", "fill_array", "LIST_MAX_FLOWS"]
 
 #: Clusters with at most this many flows are filled by :func:`fill_list`.
-LIST_MAX_FLOWS = 96
+LIST_MAX_FLOWS = 64
 
 # Links whose fair share is within this relative distance of the minimum saturate
 # together: shares are quotients of float sums.
