@@ -37,9 +37,9 @@ import numpy as np
 from ..problems._validate import as_int
 from ..problems.topology import (Ring, TopologyInstance, TopologySolution,
                                  ring_bytes_per_member, ring_traffic)
-from ._matching import integer_weights, max_weight_matching
 from .topology_routing import (RouteBook, add_links, assemble, degree_one_solution,
                                route_shortest)
+from ._matching import integer_weights, max_weight_matching
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
            "circulant_diameter", "circulant_mean_hops", "regular_ring", "degree_split",
