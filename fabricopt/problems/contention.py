@@ -184,7 +184,8 @@ def require_bounded_work(horizon_s: float, iteration_s: Sequence[float],
 
 def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: float,
              window_s: float, *, jitter: float = 0.0, seed: int = 0,
-             trace: bool = False, backend: str | None = None) -> SimResult:
+             trace: bool = False, backend: str | None = None,
+             names: Sequence[str] | None = None) -> SimResult:
     """Run the fluid simulation from a simultaneous start at t = 0.
 
     Parameters
@@ -202,6 +203,8 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
         Seed of the jitter (job ``j`` draws from its own stream ``(seed, j)``).
     trace : bool
         Also return every iteration end time.
+    names : sequence of str, optional
+        How an error names each job (default ``#0``, ``#1``, ...).
     backend : {None, "list", "array"}
         Force a fill kernel (:mod:`fabricopt.problems._flowstate`); None picks by the
         size of each cluster of active flows. Both give the same rates.
@@ -209,6 +212,12 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     Returns
     -------
     SimResult
+
+    Raises
+    ------
+    InvalidInstance
+        If the span could take more than :data:`MAX_EVENTS` events
+        (:func:`require_bounded_work`): the work is bounded before it starts.
 
     Notes
     -----
@@ -234,7 +243,8 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
                          f"and warm-up >= 0")
     require_bounded_work(warmup_s + window_s, [_fastest_iteration_s(link_gbps, job, jitter)
                                                for job in jobs],
-                         [len(job.flows) for job in jobs], [f"#{j}" for j in range(len(jobs))])
+                         [len(job.flows) for job in jobs],
+                         names or [f"#{j}" for j in range(len(jobs))])
     n = len(jobs)
     compute = np.zeros(n)
     sent = np.zeros(n)

@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, strategies as st
 
 from fabricopt.problems._flowstate import fill_array, fill_list
-from fabricopt.problems.contention import SimJob, link_components, simulate, utilization
+from fabricopt.problems.contention import (SimJob, _fastest_iteration_s, link_components,
+                                           simulate, utilization)
 
 LINK = {"l": 8.0}   # 8 Gbps: 1e9 bytes take 1 s
 
@@ -198,3 +199,51 @@ def test_clusters_fill_like_the_whole(seed, n_flows, n_links):
         part = fill_list(cap, [paths[f] for f in members], [fcap[f] for f in members],
                          [level[f] for f in members])
         assert part == pytest.approx([whole[f] for f in members], rel=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e4, 2.0**70])
+def test_simulation_work_is_bounded_in_evaluate_and_check(factor, tmp_path):
+    # issue 13 item 7: one job 10^4 times slower stretches the default window over
+    # millions of the others' iterations (22 s before; 2**70 ran forever): refused
+    # before any work, in one line naming the ratio.
+    import json
+    import subprocess
+    import sys
+
+    from fabricopt import InvalidInstance
+    from fabricopt.heuristics.crux import ecmp
+    from fabricopt.problems.crux import CruxInstance, evaluate, generate
+
+    data = generate(0, jobs=5).to_dict()
+    data["jobs"][0]["compute_s"] *= factor
+    inst = CruxInstance.from_dict(data)
+    solution = ecmp(inst)
+    with pytest.raises(InvalidInstance, match=r"^\(warmup_s \+ window_s\) / iteration of job "
+                                              r"'j[1-4][^']*' = [0-9.e+]+: simulating") as err:
+        evaluate(inst, solution)
+    assert "\n" not in str(err.value)
+    (tmp_path / "i.json").write_text(json.dumps(data))
+    (tmp_path / "s.json").write_text(json.dumps(solution.to_dict()))
+    done = subprocess.run([sys.executable, "-m", "fabricopt", "check", str(tmp_path / "i.json"),
+                           str(tmp_path / "s.json")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "iteration of job" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_simulation_work_bound_names_the_ratio():
+    job = SimJob(1, 1e-6, 1.0, 0, ((1.0, ("l",)),))
+    with pytest.raises(ValueError, match=r"iteration of job '#0' = 9.99e\+08: simulating it "
+                                         r"takes up to 3e\+09 events, over the limit"):
+        simulate({"l": 8.0}, [job], 0.0, 1e3)
+
+
+@given(network_jobs(), st.floats(0.0, 0.5))
+def test_events_stay_within_the_bound(case, jitter):
+    # what the cap relies on: iterations <= span / fastest iteration + 1 for every job
+    caps, jobs = case
+    span = 35.0
+    result = simulate(caps, jobs, 0.0, span, jitter=jitter, trace=True)
+    for job, ends in zip(jobs, result.iteration_ends):
+        fastest = _fastest_iteration_s(caps, job, jitter)
+        assert len(ends) <= span / fastest + 1
