@@ -52,6 +52,7 @@ class Dag:
         by_hi = np.argsort(self.hi, kind="stable")
         self.children = np.split(self.lo[by_hi], np.cumsum(np.bincount(self.hi, minlength=n))[:-1])
         self.indeg = np.bincount(self.lo, minlength=n).astype(np.int64)
+        self.child_lists = [c.tolist() for c in self.children]
 
     def positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Positions in ``order`` of every edge's high and low end."""
@@ -86,54 +87,42 @@ class _DensePrefix:
 
 
 class _SparsePrefix:
-    """The same ``S[j, i]`` answered from the edge list: O(E log n) memory.
+    """The same ``S[j, i]`` answered from the edge list: O(n + E) memory.
 
     In a topological order every edge runs from position ``a`` to ``b > a``, and
-    ``S[j, i]`` sums the edges with ``a < j`` and ``b < i``. Single entries come from a
-    merge-sort tree over ``a`` (level l: blocks of 2**l positions, edges sorted by
-    ``b`` within a block, with running sums), a Fenwick-style decomposition of the
-    prefix ``a < j`` into at most log n blocks. A run ``S[j_lo..j_hi, i]`` of one column,
-    which is what the divide and conquer asks, is its first entry plus a running sum over
-    the edges with ``j_lo <= a < j_hi``, in O(log² n + edges) per run.
+    ``S[j, i]`` sums the edges with ``a < j`` and ``b < i``. The divide and conquer asks,
+    per depth, for runs ``S[j_lo..j_hi, i]`` of one column each, and the runs of one
+    depth form a chain: sorted by ``i``, their ``j_lo`` never decrease either. The first
+    entries of a chain come from one offline sweep (an edge counts from the first run
+    past both its ends on), the rest of each run from a running sum over the edges with
+    ``j_lo <= a < j_hi``: O(E log n + n) per depth.
     """
 
     def __init__(self, dag: Dag, order: np.ndarray):
         a, b = dag.positions(order)
-        n = self.n = dag.n
+        self.n = dag.n
         by_a = np.argsort(a, kind="stable")
         self.a, self.b, self.w = a[by_a], b[by_a], dag.w[by_a]
-        self.first = np.searchsorted(self.a, np.arange(n + 1))   # first edge with a >= p
-        # all levels in one sorted array: key = (level, block, b), block = a >> level
-        self.levels = max(1, n.bit_length())
-        level = np.repeat(np.arange(self.levels), len(a))
-        key = ((level * (n + 1) + (np.tile(self.a, self.levels) >> level)) * (n + 1)
-               + np.tile(self.b, self.levels))
-        rank = np.argsort(key, kind="stable")
-        self.keys = key[rank]
-        # running sums restart at every level (row l, leading 0) so that a block's sum
-        # is a difference of partial sums of its own level, not of all levels
-        sums = np.zeros((self.levels, len(a) + 1))
-        np.cumsum(np.tile(self.w, self.levels)[rank].reshape(self.levels, -1), axis=1,
-                  out=sums[:, 1:])
-        self.sums = sums.ravel()
+        self.first = np.searchsorted(self.a, np.arange(self.n + 1))   # first edge, a >= p
 
     def diagonal(self) -> np.ndarray:
         """``S[j, j]`` = weight of the edges with ``b < j`` (then ``a < j`` too)."""
         return np.concatenate([[0.0], np.cumsum(np.bincount(self.b, self.w, self.n))])
 
     def entries(self, j: np.ndarray, i: np.ndarray) -> np.ndarray:
-        """``S[j[q], i[q]]`` for every q."""
-        # a < j splits into one block per set bit l of j: block (j >> l) - 1 of level l
-        q, level = np.nonzero((j[:, None] >> np.arange(self.levels)) & 1)
-        base = (level * (self.n + 1) + (j[q] >> level) - 1) * (self.n + 1)
-        # position p of the sorted keys (level l) is entry p + l of the running sums
-        piece = (self.sums[np.searchsorted(self.keys, base + i[q]) + level]
-                 - self.sums[np.searchsorted(self.keys, base) + level])
-        return np.bincount(q, piece, len(j))
+        """``S[j[q], i[q]]`` along a chain: ``j`` and ``i`` both non-decreasing in q."""
+        # the first q with j[q] > p, and with i[q] > p, for every position p
+        positions = np.arange(self.n + 1)
+        past_j = np.searchsorted(j, positions, side="right")
+        past_i = np.searchsorted(i, positions, side="right")
+        since = np.maximum(past_j[self.a], past_i[self.b])
+        return np.cumsum(np.bincount(since, self.w, len(j) + 1))[:len(j)]
 
     def columns(self, cols: np.ndarray, j_lo: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """``S[j, cols[r]]`` for ``j = j_lo[r] .. j_lo[r]+lengths[r]-1``, concatenated."""
-        anchor = self.entries(j_lo, cols)
+        chain = np.argsort(cols, kind="stable")
+        anchor = np.empty(len(cols))
+        anchor[chain] = self.entries(j_lo[chain], cols[chain])
         # the edges each run adds after its first entry: j_lo <= a < j_lo + length - 1
         e_lo, e_hi = self.first[j_lo], self.first[j_lo + lengths - 1]
         counts = e_hi - e_lo
@@ -159,20 +148,22 @@ def random_topological_order(dag: Dag, rng: np.random.Generator) -> np.ndarray:
     ValueError
         If the graph has a cycle.
     """
-    indeg = dag.indeg.copy()
-    queue = np.flatnonzero(indeg == 0)
-    rng.shuffle(queue)
-    order = queue.tolist()
+    # plain lists: per node, numpy calls on a handful of children cost more than the work
+    indeg = dag.indeg.tolist()
+    children = dag.child_lists
+    order = [v for v, d in enumerate(indeg) if d == 0]
+    rng.shuffle(order)
     head = 0
     while head < len(order):
-        ch = dag.children[order[head]]
+        released = []
+        for v in children[order[head]]:
+            indeg[v] -= 1
+            if not indeg[v]:
+                released.append(v)
         head += 1
-        if len(ch):
-            indeg[ch] -= 1
-            released = ch[indeg[ch] == 0]
-            if len(released) > 1:
-                rng.shuffle(released)
-            order.extend(released.tolist())
+        if len(released) > 1:
+            rng.shuffle(released)
+        order.extend(released)
     if len(order) < dag.n:
         raise ValueError("edges: the contention graph has a cycle (it must be a DAG)")
     return np.asarray(order, dtype=np.int64)
@@ -262,9 +253,9 @@ def best_split(dag: Dag, order: np.ndarray, levels: int, *,
     ``C(j, i) = S[j, i] - S[j, j]`` is the weight entering block ``{j+1..i}`` from the
     prefix ``{1..j}``, and ``f(i, k) = max_{k-1 <= j < i} f(j, k-1) + C(j, i)``.
     ``"dense"`` stores ``S``: O(n²) memory and O(K n²) time. ``"monotone"`` never forms it:
-    it asks O(n log n) entries per level, answered from the edges (a merge-sort tree
-    for the first entry of each run of one column, running sums for the rest) in
-    O(E log n) memory and O(K log n (n log² n + E)) time for E edges. The two sum the
+    it asks O(n log n) entries per level, answered from the edges (an offline sweep for
+    the first entry of each run of one column, running sums for the rest) in O(n + E)
+    memory and O(K log n (n + E log n)) time for E edges. The two sum the
     same weights in different orders: with weights on a common binary grid (integers,
     say) whose total stays below 2**53 both are exact, hence identical; otherwise they
     agree to rounding.
