@@ -72,7 +72,7 @@ LADDERS = {
     "circuits-exact": [128, 256, 512, 1024, 2048],
     "circuits-greedy": [128, 256, 512, 1024, 2048],
     "priorities-crux": [1000, 2000, 4000, 8000, 16000],
-    "crux-evaluate": [25, 50, 100, 200],
+    "crux-evaluate": [25, 50, 100, 200, 400],
 }
 
 # (label, method, size, target text, target test on (seconds, rss_mb) or None)
