@@ -17,17 +17,18 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .errors import (FabricError, InfeasibleInstance, InvalidInstance, InvalidSolution,
-                     SolverFailure, SolverUnavailable)
+from .errors import (FabricError, InfeasibleInstance, InvalidInstance, InvalidOption,
+                     InvalidSolution, SolverFailure, SolverUnavailable)
 from .problems import (CheckResult, check, evaluate, get_kind, instance_from_dict, kinds,
                        read_json, solution_from_dict, write_json)
-from .solvers import Result, SolverOutput, methods, register_method, solve
+from .solvers import Option, Result, SolverOutput, methods, register_method, solve
 
 __version__ = "0.1.0"
 
 __all__ = ["solve", "load", "load_solution", "dump", "check", "evaluate", "methods",
-           "register_method", "generate", "kinds", "Result", "SolverOutput", "CheckResult",
-           "FabricError", "InvalidInstance", "InvalidSolution", "InfeasibleInstance",
+           "register_method", "Option", "generate", "kinds", "Result", "SolverOutput",
+           "CheckResult", "FabricError", "InvalidInstance", "InvalidOption", "InvalidSolution",
+           "InfeasibleInstance",
            "SolverUnavailable", "SolverFailure", "__version__"]
 
 
@@ -113,6 +114,6 @@ def generate(kind: str, seed: int = 0, **sizes) -> Any:
     for name in sizes:
         if name not in params or name == "seed":
             options = ", ".join(n for n in params if n != "seed")
-            raise ValueError(f"{name}: not a size option of the {kind} generator "
+            raise InvalidOption(f"{name}: not a size option of the {kind} generator "
                              f"(options: {options})")
     return problem.generate(seed=seed, **sizes)

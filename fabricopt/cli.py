@@ -12,10 +12,10 @@ import sys
 from typing import Sequence
 
 from . import dump, generate, load, load_solution
-from .errors import FabricError
+from .errors import FabricError, InvalidOption
 from .problems import check as check_solution
 from .problems import evaluate, get_kind, kind_of, kinds, write_json
-from .solvers import Result, all_methods, solve
+from .solvers import Result, all_methods, get_method, solve
 
 __all__ = ["main", "build_parser"]
 
@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("highs", "cbc"), default=None,
                    help="MILP backend (MILP methods only)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="a method option (repeatable); VALUE is parsed as JSON when it can be")
+                   help="a method option (repeatable), parsed by its declared type "
+                        "(`fabricopt methods KIND` lists them)")
     p.add_argument("--json", action="store_true", help="print the result envelope alone")
     p.add_argument("--out", default=None, metavar="FILE", help="also write the envelope here")
 
@@ -141,11 +142,11 @@ def _size_options(kind: str, extra: list[str]) -> dict:
     while i < len(extra):
         flag = extra[i]
         if not flag.startswith("--") or i + 1 >= len(extra):
-            raise ValueError(f"{flag}: expected --NAME VALUE size options")
+            raise InvalidOption(f"{flag}: expected --NAME VALUE size options")
         name = flag[2:].replace("-", "_")
         if name not in params or name == "seed":
             options = ", ".join("--" + n.replace("_", "-") for n in params if n != "seed")
-            raise ValueError(f"--{flag[2:]}: not a size option of {kind} (options: {options})")
+            raise InvalidOption(f"--{flag[2:]}: not a size option of {kind} (options: {options})")
         default = params[name].default
         value = extra[i + 1]
         try:
@@ -158,8 +159,8 @@ def _size_options(kind: str, extra: list[str]) -> dict:
             else:
                 out[name] = _parse_value(value)
         except ValueError:
-            raise ValueError(f"--{flag[2:]} = {value!r}: must be a "
-                             f"{type(default).__name__}") from None
+            raise InvalidOption(f"--{flag[2:]} = {value!r}: must be a "
+                                f"{type(default).__name__}") from None
         i += 2
     return out
 
@@ -180,12 +181,7 @@ def _cmd_solve(args) -> int:
     instance = load(args.instance)
     if isinstance(instance, Result):
         raise ValueError(f"{args.instance}: is a result envelope, not an instance")
-    options = {}
-    for item in args.option:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError(f"--option {item!r}: expected NAME=VALUE")
-        options[name.replace("-", "_")] = _parse_value(value)
+    options = _method_options(kind_of(instance).name, args.method, args.option)
     if args.backend is not None:
         options["backend"] = args.backend
     result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **options)
@@ -196,6 +192,22 @@ def _cmd_solve(args) -> int:
     else:
         print(_summary(result))
     return 1 if result.status == "error" else 0
+
+
+def _method_options(kind: str, method: str, items: list[str]) -> dict:
+    """``--option NAME=VALUE`` items, each parsed by the method's declared type."""
+    record = get_method(kind, method)
+    options = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise InvalidOption(f"--option {item!r}: expected NAME=VALUE")
+        name = name.strip().replace("-", "_")
+        option = record.option(name)
+        if option is None and not record.takes_any:
+            record.validate({name: value})  # raises: names the option and lists the known ones
+        options[name] = _parse_value(value) if option is None else option.parse(value)
+    return options
 
 
 def _cmd_check(args) -> int:
@@ -223,11 +235,14 @@ def _cmd_methods(args) -> int:
         records = all_methods(kind)
         print(f"{kind} ({get_kind(kind).sense}):")
         for m in records:
-            tags = [t for t, on in (("exact", m.exact), ("bound only", m.bound_only)) if on]
+            tags = [t for t, on in (("exact", m.exact), ("bound only", m.bound_only),
+                                    ("honours time limit", m.honours_time_limit)) if on]
             if m.source != "builtin":
                 tags.append(m.source)
             tag = f" [{', '.join(tags)}]" if tags else ""
             print(f"  {m.name:<16}{m.summary}{tag}")
+            for option in m.options:
+                print(f"      --option {option.describe()}")
     return 0
 
 

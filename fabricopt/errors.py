@@ -9,6 +9,7 @@ __all__ = [
     "FabricError",
     "InvalidInstance",
     "InvalidSolution",
+    "InvalidOption",
     "InfeasibleInstance",
     "SolverUnavailable",
     "SolverFailure",
@@ -33,6 +34,15 @@ class InvalidInstance(FabricError, ValueError):
 
 class InvalidSolution(FabricError, ValueError):
     """A solution is malformed or names things the instance does not have."""
+
+
+class InvalidOption(FabricError, ValueError):
+    """A method option (or ``time_limit`` / ``seed``) has a bad name or value; the
+    message names it and the value: ``rounds = 0: must be >= 1``.
+
+    Raised by ``solve`` before the method runs; the command line prints it on one line
+    and exits 2.
+    """
 
 
 class InfeasibleInstance(FabricError):

@@ -86,3 +86,43 @@ def test_methods_lists_circuits(capsys):
     assert main(["methods", "circuits"]) == 0
     out = capsys.readouterr().out
     assert "exact" in out and "milp" in out and "greedy" in out
+
+
+@pytest.mark.parametrize("method, option, expected", [
+    ("topoopt", "mp_degree=3", "fabricopt: error: mp_degree = 3: must be <= 2 (degree = 4)"),
+    ("milp", "foo=1", "fabricopt: error: foo = '1': not an option of method topology/milp "
+                      "(options: backend, rel_gap, warm_start, max_ring_orders)"),
+    ("topoopt", "paths=many", "fabricopt: error: paths = 'many': must be an integer"),
+    ("milp", "warm-start=maybe", "fabricopt: error: warm_start = 'maybe': must be true or false"),
+])
+def test_bad_options_exit_2_with_one_line(tmp_path, capsys, method, option, expected):
+    path = tmp_path / "t.json"
+    assert main(["generate", "topology", "--seed", "0", "--servers", "8", "--degree", "4",
+                 "--out", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(path), "--method", method, "--option", option]) == 2
+    err = capsys.readouterr().err
+    assert err == expected + "\n"
+
+
+def test_options_are_parsed_by_their_declared_type(tmp_path, capsys):
+    path = tmp_path / "t.json"
+    assert main(["generate", "topology", "--seed", "0", "--servers", "8", "--degree", "4",
+                 "--out", str(path)]) == 0
+    assert main(["solve", str(path), "--method", "topoopt", "--option", "mp_degree=none",
+                 "--option", "paths=2", "--json"]) == 0
+
+
+def test_methods_lists_each_methods_options(capsys):
+    assert main(["methods", "placement"]) == 0
+    out = capsys.readouterr().out
+    assert "--option symmetry_breaking=weak  (one of true, false, weak)" in out
+    assert "--option restarts=20  (int) perturbation restarts of the local search" in out
+    assert "[exact, honours time limit]" in out
+
+
+def test_unknown_generator_size_is_an_input_error():
+    import fabricopt
+
+    with pytest.raises(fabricopt.InvalidOption, match="bogus: not a size option"):
+        fabricopt.generate("circuits", bogus=3)

@@ -2,7 +2,8 @@
 
 HiGHS can overrun its time limit and a plug-in method can hang in C code where no
 signal reaches Python, so every run gets a fresh process that is killed (SIGKILL, with
-its whole process group) at ``time_limit + grace``. A fresh process per run also makes
+its whole process group) at ``time_limit + grace`` after it is ready to run the method
+(imports and plug-ins loaded: start-up on a loaded machine is not the method's time). A fresh process per run also makes
 the peak-memory figure that run's own. Processes are forked from a forkserver that has
 already imported fabricopt, so a run starts in milliseconds. Where the caller may not
 have children of that kind (a daemonic Dask worker), a fresh interpreter is started
@@ -42,6 +43,10 @@ _ONE_THREAD = {name: "1" for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
 
 # Runs this process has started and not yet reaped: each pid leads its process group.
 _RUNNING: set[int] = set()
+
+# Seconds a run's process may take to start (interpreter, imports, plug-ins) before the
+# hard limit's clock starts: a cold `import fabricopt` takes seconds on a loaded machine.
+STARTUP_LIMIT_S = 120.0
 
 # What the forkserver imports once, so that each run's process starts warm.
 _PRELOAD = ["fabricopt.benchmarks.job", "fabricopt.solvers.registry", "highspy", "pulp"]
@@ -86,7 +91,8 @@ def _child(spec: RunSpec, conn) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    conn.send(execute(spec))
+    outcome = execute(spec, lambda: conn.send("ready"))
+    conn.send(outcome)
     conn.close()
 
 
@@ -121,9 +127,13 @@ def _run_forked(spec: RunSpec) -> tuple[dict | None, str | None]:
     _RUNNING.add(process.pid)
     sender.close()
     try:
-        if not receiver.poll(spec.hard_limit_s):
-            return None, "timeout"
         try:
+            # The hard limit counts from "ready": the method is about to run.
+            if not receiver.poll(STARTUP_LIMIT_S):
+                return None, "startup"
+            receiver.recv()
+            if not receiver.poll(spec.hard_limit_s):
+                return None, "timeout"
             return receiver.recv(), None
         except EOFError:  # the process died without an answer
             process.join(5)
@@ -139,15 +149,18 @@ def _run_forked(spec: RunSpec) -> tuple[dict | None, str | None]:
 def _run_subprocess(spec: RunSpec) -> tuple[dict | None, str | None]:
     with tempfile.TemporaryDirectory(prefix="fabricopt-run-") as tmp:
         spec_path, result_path = Path(tmp, "spec.json"), Path(tmp, "result.json")
+        ready_path = Path(tmp, "ready")
         spec_path.write_text(json.dumps(spec.to_dict()))
         proc = subprocess.Popen([sys.executable, "-m", "fabricopt.benchmarks.job",
-                                 str(spec_path), str(result_path)],
+                                 str(spec_path), str(result_path), str(ready_path)],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True,
                                 env={**os.environ, **_ONE_THREAD})
         _RUNNING.add(proc.pid)
         try:
-            proc.wait(timeout=spec.hard_limit_s)
+            if not _wait_ready(proc, ready_path):
+                return None, "startup"
+            proc.wait(timeout=spec.hard_limit_s)  # counted from "ready", not from start-up
         except subprocess.TimeoutExpired:
             return None, "timeout"
         finally:
@@ -158,6 +171,16 @@ def _run_subprocess(spec: RunSpec) -> tuple[dict | None, str | None]:
         if proc.returncode != 0 or not result_path.exists():
             return None, f"exit code {proc.returncode}"
         return json.loads(result_path.read_text()), None
+
+
+def _wait_ready(proc: subprocess.Popen, ready_path: Path) -> bool:
+    """Wait until the child is about to run the method (or has exited)."""
+    deadline = time.monotonic() + STARTUP_LIMIT_S
+    while not ready_path.exists() and proc.poll() is None:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def _default_launcher() -> str:
@@ -197,6 +220,9 @@ def run_isolated(spec: RunSpec, launcher: str | None = None) -> dict[str, Any]:
         if failure == "timeout":
             message = (f"killed after {wall_s:.1f} s: over the hard wall-clock limit of "
                        f"{spec.hard_limit_s:g} s (time limit {spec.time_limit_s:g} s + grace)")
+        elif failure == "startup":
+            message = (f"killed after {wall_s:.1f} s: the run's process did not start within "
+                       f"{STARTUP_LIMIT_S:g} s")
         else:
             message = f"the run's process died without an answer ({failure})"
         outcome = {"status": "error", "objective": None, "bound": None, "gap": None,

@@ -92,7 +92,7 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
     Examples
     --------
     >>> from fabricopt.problems.placement import SubOp, Dep
-    >>> from fabricopt.solvers.milp import run_milp
+    >>> from fabricopt.milp import run_milp
     >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 1.0), SubOp("c", 1.0)],
     ...                          [Dep("a", "c", 4.0)])
     >>> model = build(inst)

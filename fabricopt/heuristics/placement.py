@@ -20,10 +20,12 @@ from typing import Sequence
 
 import numpy as np
 
-from ..problems.placement import PlacementInstance, PlacementSolution, heads_and_tails, schedule
+from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
+                                  heads_and_tails, schedule)
+from . import sipml as paper
 from .sipml import degree_safe_gpus
 
-__all__ = ["round_robin", "Peers", "local_search"]
+__all__ = ["round_robin", "Peers", "local_search", "sipml_ls", "best_start"]
 
 
 def round_robin(instance: PlacementInstance) -> PlacementSolution:
@@ -298,3 +300,31 @@ def _perturb(instance: PlacementInstance, peers: Peers, start: list,
         g += g >= home
         if not peers.move(v, g):
             peers.move(v, home)
+
+
+def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | None = None,
+             max_evals: int | None = None, restarts: int = 20) -> tuple[PlacementSolution, dict]:
+    """SiP-ML's Algorithm 1, then :func:`local_search` from its assignment.
+
+    ``time_limit`` covers both: the search gets what Algorithm 1 left of it.
+    Returns the solution and ``info`` (the search's, with Algorithm 1's under ``"sipml"``).
+    """
+    began = time.perf_counter()
+    start, start_info = paper.sipml(instance)
+    gpu = [start.gpu[op.id] for op in instance.ops]
+    if time_limit is not None:
+        time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
+    solution, info = local_search(instance, gpu, seed=seed, max_evals=max_evals,
+                                  restarts=restarts, time_limit=time_limit)
+    return solution, {**info, "sipml": start_info}
+
+
+def best_start(instance: PlacementInstance, *, seed: int = 0,
+               time_limit: float | None = None) -> tuple[str, PlacementSolution]:
+    """The best answer of ``sipml-ls``, ``unconstrained`` and ``round-robin``: the MILP's
+    warm start (``sipml-ls`` is never worse than ``sipml``). Returns (method, solution)."""
+    candidates = {"sipml-ls": sipml_ls(instance, seed=seed, time_limit=time_limit)[0],
+                  "unconstrained": paper.unconstrained(instance),
+                  "round-robin": round_robin(instance)}
+    name = min(candidates, key=lambda m: evaluate(instance, candidates[m]))
+    return name, candidates[name]

@@ -6,9 +6,11 @@ objective, maximized, is the GPU utilization that the fluid contention simulator
 (:mod:`fabricopt.problems.contention`) measures over a window after a warm-up.
 
 A solution is feasible when its levels are a valid compression of its priorities:
-for every two jobs whose chosen paths share a link, the higher-priority job (tie: the
-smaller id) is not on a lower level (notes/crux.md §3.1). Any level assignment is
-feasible with ``priority = level``.
+for every two jobs whose chosen paths share a link and whose priorities differ, the
+higher-priority job is not on a lower level (notes/crux.md §3.1). Jobs of *equal*
+priority may sit on any levels: the simulator reads only paths and levels, and a tie
+orders nothing (DESIGN.md §9). Any level assignment is feasible with
+``priority = level``.
 
 References
 ----------
@@ -302,8 +304,9 @@ def contending_pairs(instance: CruxInstance, path: Mapping[str, tuple]
 
 
 def check(instance: CruxInstance, solution: CruxSolution) -> CheckResult:
-    """Feasible iff on every link the chosen paths share, the higher-priority job
-    (tie: smaller id) is on a level at least as high as the other's.
+    """Feasible iff on every link the chosen paths share, the job of strictly higher
+    priority is on a level at least as high as the other's (equal priorities: any
+    levels).
 
     Raises
     ------
@@ -326,6 +329,11 @@ def check(instance: CruxInstance, solution: CruxSolution) -> CheckResult:
     CheckResult(feasible=True, reason=None)
     >>> print(check(inst, CruxSolution(path, priority, {"j1": 1, "j2": 0})).reason)
     jobs 'j2' (priority 7.5) and 'j1' (priority 5) share link 'l', but 'j2' is on level 0 below 1
+
+    Equal priorities constrain nothing:
+
+    >>> check(inst, CruxSolution(path, {"j1": 5.0, "j2": 5.0}, {"j1": 0, "j2": 1}))
+    CheckResult(feasible=True, reason=None)
     """
     _validate_shape(instance, solution)
     pairs = contending_pairs(instance, solution.path)
@@ -334,7 +342,7 @@ def check(instance: CruxInstance, solution: CruxSolution) -> CheckResult:
     edges = dag_edges(ids, prio, [0.0] * len(ids), pairs)
     for hi, lo, _ in edges:
         a, b = ids[hi], ids[lo]
-        if solution.level[a] < solution.level[b]:
+        if prio[hi] > prio[lo] and solution.level[a] < solution.level[b]:
             link = pairs[min(hi, lo), max(hi, lo)]
             return CheckResult.violated(
                 f"jobs {a!r} (priority {prio[hi]:g}) and {b!r} (priority {prio[lo]:g}) "

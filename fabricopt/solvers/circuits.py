@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..formulations import circuits as formulation
 from ..heuristics import circuits as heuristics
 from ..problems.circuits import CircuitsInstance
-from .milp import milp_method
+from .milp import MILP_OPTIONS, SYMMETRY_OPTION, milp_method
 from .registry import register_method
 from .result import SolverOutput
 
@@ -22,7 +22,8 @@ def greedy(instance: CircuitsInstance, *, time_limit=None, seed=0) -> SolverOutp
 
 milp = milp_method(formulation.build, warm_start_from=heuristics.greedy)
 
-register_method("circuits", "milp", milp, exact=True,
+register_method("circuits", "milp", milp, exact=True, options=MILP_OPTIONS + (SYMMETRY_OPTION,),
+                honours_time_limit=True,
                 summary="SiP-ML App. A.2: a binary permutation per switch (PuLP + HiGHS)")
-register_method("circuits", "exact", exact, exact=True)
-register_method("circuits", "greedy", greedy)
+register_method("circuits", "exact", exact, exact=True, options=())
+register_method("circuits", "greedy", greedy, options=())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..formulations import crux as exhaustive
 from ..heuristics import crux as heuristics
 from ..problems.crux import CruxInstance
+from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
 
@@ -50,8 +51,23 @@ def enumerate_(instance: CruxInstance, *, time_limit=None, seed=0,
                         info={"complete": complete})
 
 
-register_method("crux", "crux", crux)
-register_method("crux", "ecmp", ecmp)
-register_method("crux", "sincronia", sincronia)
-register_method("crux", "varys", varys)
-register_method("crux", "enumerate", enumerate_, exact=True)
+LOAD = Option("load", str, "utilization", "link load rule of path selection",
+              choices=heuristics._LOAD_RULES)
+
+register_method("crux", "crux", crux, options=(
+    Option("orders", int, 10, "random topological orders of the compression DP",
+           check=at_least(1)),
+    LOAD,
+    Option("jitter", float, 0.0, "per-iteration compute jitter of the k_j replay",
+           check=at_least(0.0)),
+    Option("replays", int, 20, "seeds averaged when jitter > 0", check=at_least(1))))
+register_method("crux", "ecmp", ecmp, options=())
+register_method("crux", "sincronia", sincronia, options=(LOAD,))
+register_method("crux", "varys", varys, options=(LOAD,))
+register_method("crux", "enumerate", enumerate_, exact=True, honours_time_limit=True, options=(
+    Option("max_path_choices", int, exhaustive.MAX_PATH_CHOICES,
+           "refuse cases with more path combinations", check=at_least(1)),
+    Option("max_simulations", int, exhaustive.MAX_SIMULATIONS,
+           "refuse cases needing more simulations", check=at_least(1)),
+    Option("max_labelings", int, exhaustive.MAX_LABELINGS,
+           "refuse cases with more level labelings", check=at_least(1))))

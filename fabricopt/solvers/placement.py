@@ -16,7 +16,8 @@ from ..formulations import placement as formulation
 from ..heuristics import placement as ours
 from ..heuristics import sipml as paper
 from ..problems.placement import PlacementInstance, evaluate, lower_bound
-from .milp import milp_method
+from .milp import MILP_OPTIONS, milp_method
+from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
 
@@ -40,14 +41,9 @@ def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
     ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``).
     """
-    began = time.perf_counter()
-    start, start_info = paper.sipml(instance)
-    gpu = [start.gpu[op.id] for op in instance.ops]
-    if time_limit is not None:       # the search gets what sipml left of the limit
-        time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
-    solution, info = ours.local_search(instance, gpu, seed=seed, max_evals=max_evals,
-                                       restarts=restarts, time_limit=time_limit)
-    return _heuristic(solution, instance, {**info, "sipml": start_info})
+    solution, info = ours.sipml_ls(instance, seed=seed, time_limit=time_limit,
+                                   max_evals=max_evals, restarts=restarts)
+    return _heuristic(solution, instance, info)
 
 
 def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
@@ -62,15 +58,6 @@ def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0) -> Solv
                       {"gpus_used": paper.degree_safe_gpus(instance)})
 
 
-def _best_heuristic(instance: PlacementInstance, seed: int, time_limit: float | None):
-    """The best answer of the heuristics (``sipml-ls`` is never worse than ``sipml``)."""
-    candidates = {"sipml-ls": sipml_ls(instance, seed=seed, time_limit=time_limit).solution,
-                  "unconstrained": paper.unconstrained(instance),
-                  "round-robin": ours.round_robin(instance)}
-    name = min(candidates, key=lambda m: evaluate(instance, candidates[m]))
-    return name, candidates[name]
-
-
 def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str = "highs",
          rel_gap: float = 0.0, warm_start: bool = True,
          symmetry_breaking: bool | str = "weak") -> SolverOutput:
@@ -83,14 +70,14 @@ def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str =
     start = name = None
     if warm_start:
         # the warm start may use a tenth of the time limit; the MILP gets the rest
-        name, start = _best_heuristic(instance, seed,
-                                      None if time_limit is None else 0.1 * time_limit)
+        name, start = ours.best_start(instance, seed=seed,
+                                      time_limit=None if time_limit is None else 0.1 * time_limit)
     upper = evaluate(instance, start) if start is not None else None
     method = milp_method(partial(formulation.build, upper_bound_s=upper,
                                  symmetry_breaking=symmetry_breaking),
                          warm_start_from=lambda _: start)
-    remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - began),
-                                                    0.05 * time_limit)
+    # what the warm start left; at or below zero the MILP returns the start at once
+    remaining = None if time_limit is None else time_limit - (time.perf_counter() - began)
     out = method(instance, time_limit=remaining, seed=seed, backend=backend, rel_gap=rel_gap,
                  warm_start=warm_start)
     info = dict(out.info)
@@ -103,8 +90,16 @@ def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str =
     return SolverOutput(out.solution, out.status, out.bound, info)
 
 
-register_method("placement", "milp", milp, exact=True)
-register_method("placement", "sipml", sipml)
-register_method("placement", "sipml-ls", sipml_ls)
-register_method("placement", "unconstrained", unconstrained)
-register_method("placement", "round-robin", round_robin)
+register_method("placement", "milp", milp, exact=True, honours_time_limit=True,
+                options=MILP_OPTIONS + (Option(
+                    "symmetry_breaking", None, "weak",
+                    "order rows among identical GPUs: true (all), weak (cheap ones), false",
+                    choices=(True, False, "weak")),))
+register_method("placement", "sipml", sipml, options=())
+register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, options=(
+    Option("max_evals", int, None, "schedule evaluations per restart (none: by size)",
+           check=at_least(1)),
+    Option("restarts", int, 20, "perturbation restarts of the local search",
+           check=at_least(0))))
+register_method("placement", "unconstrained", unconstrained, options=())
+register_method("placement", "round-robin", round_robin, options=())

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ..formulations import priorities as formulation
 from ..heuristics import compression
 from ..problems.priorities import PrioritiesInstance
-from .milp import milp_method
+from .milp import MILP_OPTIONS, milp_method
+from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
 
@@ -29,8 +30,13 @@ def varys(instance: PrioritiesInstance, *, time_limit=None, seed=0) -> SolverOut
 
 milp = milp_method(formulation.build, warm_start_from=compression.compress_instance)
 
-register_method("priorities", "milp", milp, exact=True,
+ORDERS = Option("orders", int, 10, "random BFS topological orders to split", check=at_least(1))
+
+register_method("priorities", "milp", milp, exact=True, options=MILP_OPTIONS,
+                honours_time_limit=True,
                 summary="integer levels + a cut binary per DAG edge (PuLP + HiGHS)")
-register_method("priorities", "crux", crux)
-register_method("priorities", "sincronia", sincronia)
-register_method("priorities", "varys", varys)
+register_method("priorities", "crux", crux, options=(
+    ORDERS, Option("split", str, "monotone", "DP over split points: monotone (Monge) or dense",
+                   choices=("monotone", "dense"))))
+register_method("priorities", "sincronia", sincronia, options=())
+register_method("priorities", "varys", varys, options=())

@@ -1,10 +1,41 @@
-"""The method registry: which methods exist for which problem kind.
+"""The method registry: which methods exist for which problem kind, and their contract.
 
 Built-in methods register themselves when their wiring module in
 ``fabricopt.solvers`` is imported; the list below is imported on first use so that
 ``import fabricopt`` stays light. Plug-in methods are found on first use as well
 (:mod:`fabricopt.solvers.plugins`): entry points of the ``fabricopt.methods`` group,
 then the modules or files named by ``FABRICOPT_PLUGINS``.
+
+The method contract
+-------------------
+A method declares, when it registers (DESIGN.md §9)::
+
+    register_method("wavelengths", "mcf", mcf, honours_time_limit=False, options=[
+        Option("backend", str, "highs", "LP backend", choices=("highs", "cbc")),
+        Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),
+        Option("fill", bool, True, "hand out leftover wavelengths"),
+    ])
+
+- ``options``: one :class:`~fabricopt.solvers.options.Option` per keyword the method
+  takes besides ``time_limit`` and ``seed`` — ``Option(name, type, default, doc,
+  choices=None, check=None)`` with ``type`` one of ``int``, ``float``, ``bool``,
+  ``str`` (or None for a fixed set of ``choices`` of mixed types), a default of None
+  meaning None is allowed too, and ``check(value, instance)`` returning None or the
+  rule broken (``at_least(1)``, ``between(0, 1)``, or your own, which may look at
+  the instance). ``solve`` rejects an unknown name or a bad value with
+  :class:`~fabricopt.errors.InvalidOption` before the method runs, and passes the
+  method only the options the caller gave (the method's own defaults apply to the
+  rest, so keep them equal to the declared ones).
+- ``honours_time_limit``: True if the method stops by ``time_limit`` and returns its
+  best so far. ``solve`` records ``info["time_limit_exceeded"]`` whenever a method
+  ran past the limit, and ``fabricopt methods`` shows the flag.
+- ``exact`` / ``bound_only``: proves optimality when it finishes / returns a bound
+  and no solution.
+
+A method registered **without** ``options`` (a plug-in written before the contract)
+keeps working: its options are inferred from its signature by
+:func:`~fabricopt.solvers.options.infer_options` (each keyword with a default, typed
+by the default's type), and a ``**kwargs`` method accepts any name unchecked.
 """
 
 from __future__ import annotations
@@ -12,9 +43,10 @@ from __future__ import annotations
 import importlib
 import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
-from ..errors import SolverUnavailable
+from ..errors import InvalidOption, SolverUnavailable
+from .options import RESERVED, Option, infer_options
 
 __all__ = ["Method", "register_method", "get_method", "methods", "all_methods"]
 
@@ -47,6 +79,14 @@ class Method:
         One line for ``fabricopt methods``.
     source : str
         ``"builtin"`` or the plug-in that provided it.
+    options : tuple of Option
+        The options it takes (declared, or inferred from its signature).
+    declared : bool
+        True if ``options`` were declared at registration.
+    takes_any : bool
+        True for an undeclared method with ``**kwargs``: unknown names pass unchecked.
+    honours_time_limit : bool
+        True if the method stops by ``time_limit``.
     """
 
     kind: str
@@ -57,6 +97,29 @@ class Method:
     summary: str = ""
     source: str = "builtin"
     options: tuple = field(default=(), compare=False)
+    declared: bool = False
+    takes_any: bool = False
+    honours_time_limit: bool = False
+    passes: tuple = field(default=RESERVED, compare=False)  # of time_limit / seed
+
+    def option(self, name: str) -> Option | None:
+        """The option called ``name``, or None."""
+        return next((o for o in self.options if o.name == name), None)
+
+    def validate(self, options: Mapping[str, Any], instance: Any = None) -> dict:
+        """The options to pass the method, validated; raises ``InvalidOption``."""
+        out = {}
+        for name, value in options.items():
+            option = self.option(name)
+            if option is None:
+                if self.takes_any:
+                    out[name] = value
+                    continue
+                accepted = ", ".join(o.name for o in self.options) or "none"
+                raise InvalidOption(f"{name} = {value!r}: not an option of method "
+                                    f"{self.kind}/{self.name} (options: {accepted})")
+            out[name] = option.validate(value, instance)
+        return out
 
 
 _METHODS: dict[tuple[str, str], Method] = {}
@@ -72,7 +135,9 @@ def _first_doc_line(fn) -> str:
 
 
 def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, *,
-                    exact: bool = False, bound_only: bool = False, summary: str | None = None,
+                    options: Sequence[Option] | None = None,
+                    honours_time_limit: bool = False, exact: bool = False,
+                    bound_only: bool = False, summary: str | None = None,
                     source: str | None = None):
     """Register ``fn`` as method ``name`` of problem ``kind``; without ``fn``, a decorator.
 
@@ -88,6 +153,11 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
         :class:`~fabricopt.solvers.result.SolverOutput`, or None (no solution); it may
         raise ``InfeasibleInstance`` when it proves that no solution exists. ``solve``
         passes ``time_limit`` and ``seed`` only if the signature accepts them.
+    options : sequence of Option, optional
+        The options ``fn`` takes (see the module docstring); None infers them from
+        the signature.
+    honours_time_limit : bool
+        True if ``fn`` stops by ``time_limit`` and returns its best so far.
     exact : bool
         True if the method proves optimality when it finishes (status ``"optimal"``).
     bound_only : bool
@@ -110,6 +180,8 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
         If ``kind`` is not a registered problem kind.
     ValueError
         If a plug-in tries to replace a method that another source registered.
+    TypeError
+        If a declared option is not a keyword ``fn`` accepts.
 
     Notes
     -----
@@ -129,8 +201,9 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
     """
     if fn is None:
         def decorator(f: Callable[..., Any]) -> Callable[..., Any]:
-            register_method(kind, name, f, exact=exact, bound_only=bound_only,
-                            summary=summary, source=source)
+            register_method(kind, name, f, options=options,
+                            honours_time_limit=honours_time_limit, exact=exact,
+                            bound_only=bound_only, summary=summary, source=source)
             try:  # lets an entry point naming f know that importing it registered it
                 f.__fabricopt_methods__ = getattr(f, "__fabricopt_methods__", ()) + ((kind, name),)
             except (AttributeError, TypeError):
@@ -152,10 +225,44 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
     earlier = _METHODS.get((kind, name))
     if _loading_source is not None and earlier is not None and earlier.source != source:
         raise ValueError(f"method {kind}/{name} is already registered by {earlier.source}")
-    method = Method(kind, name, fn, exact, bound_only,
-                    summary if summary is not None else _first_doc_line(fn), source)
+    inferred, takes_any = infer_options(fn)
+    if options is None:
+        declared, options = False, inferred
+    else:
+        declared, options = True, tuple(options)
+        _check_declared(kind, name, fn, options, {o.name for o in inferred}, takes_any)
+        takes_any = False
+    method = Method(kind, name, fn, bool(exact), bool(bound_only),
+                    summary if summary is not None else _first_doc_line(fn), source,
+                    options, declared, takes_any, bool(honours_time_limit), _passes(fn))
     _METHODS[(kind, name)] = method
     return method
+
+
+def _check_declared(kind, name, fn, options, accepted: set, takes_any: bool) -> None:
+    seen = set()
+    for option in options:
+        if not isinstance(option, Option):
+            raise TypeError(f"method {kind}/{name}: options must be Option objects, "
+                            f"not {option!r}")
+        if option.name in RESERVED or option.name in seen:
+            raise ValueError(f"method {kind}/{name}: option {option.name!r} is reserved "
+                             f"or declared twice")
+        if option.name not in accepted and not takes_any:
+            raise TypeError(f"method {kind}/{name}: declares option {option.name!r} but "
+                            f"{getattr(fn, '__name__', fn)!r} does not accept it")
+        seen.add(option.name)
+
+
+def _passes(fn) -> tuple:
+    """Which of ``time_limit`` and ``seed`` ``fn`` accepts (plug-ins may take neither)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return RESERVED
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return RESERVED
+    return tuple(n for n in RESERVED if n in params)
 
 
 def _default_source(fn) -> str:

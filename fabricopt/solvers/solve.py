@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 import time
+import traceback
 from typing import Any, Mapping
 
-from ..errors import InfeasibleInstance, InvalidInstance, InvalidSolution, SolverUnavailable
+from ..errors import (InfeasibleInstance, InvalidInstance, InvalidOption, InvalidSolution,
+                      SolverUnavailable)
 from ..problems import get_kind, instance_from_dict, kind_of
 from .registry import get_method
 from .result import Result, SolverOutput, relative_gap
@@ -16,29 +17,29 @@ __all__ = ["solve"]
 
 # A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
 _BOUND_RTOL = 1e-6
-
-
-def _check_options(method, options: Mapping[str, Any]) -> None:
-    params = inspect.signature(method.fn).parameters
-    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return
-    for name in options:
-        if name not in params:
-            accepted = sorted(n for n, p in params.items()
-                              if p.kind is p.KEYWORD_ONLY and n not in ("time_limit", "seed"))
-            raise ValueError(f"{name}: not an option of method {method.name!r} "
-                             f"(options: {', '.join(accepted) or 'none'})")
+# An optimality proof holds if its bound and the re-scored objective agree this closely:
+# a MILP's feasibility tolerance (1e-7 on a model scaled to ~1) moves a makespan by ~1e-6.
+_PROOF_RTOL = 1e-5
 
 
 def _call(method, instance, time_limit, seed, options):
     """Call the method with the keywords it accepts (plug-ins may take fewer)."""
-    params = inspect.signature(method.fn).parameters
-    takes_all = any(p.kind is p.VAR_KEYWORD for p in params.values())
     kwargs = dict(options)
     for name, value in (("time_limit", time_limit), ("seed", seed)):
-        if takes_all or name in params:
+        if name in method.passes:
             kwargs[name] = value
     return method.fn(instance, **kwargs)
+
+
+def _checked_limits(time_limit, seed):
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+                or not math.isfinite(time_limit) or time_limit <= 0:
+            raise InvalidOption(f"time_limit = {time_limit!r}: must be a number > 0")
+        time_limit = float(time_limit)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidOption(f"seed = {seed!r}: must be an integer")
+    return time_limit, seed
 
 
 def solve(instance, method: str, *, time_limit: float | None = None, seed: int = 0,
@@ -62,12 +63,19 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     -------
     Result
         Objective recomputed by ``problems.evaluate``; a solution that fails
-        ``problems.check`` gives status ``"error"``, never a score.
+        ``problems.check`` gives status ``"error"``, never a score. A method that
+        raises gives status ``"error"`` with ``info["traceback"]``; one that ran past
+        ``time_limit`` has ``info["time_limit_exceeded"]``; an ``"optimal"`` claim
+        whose proof the re-scored objective contradicts is ``"feasible"`` with the
+        reason in ``info["optimality"]``.
 
     Raises
     ------
     InvalidInstance
         If the instance is malformed.
+    InvalidOption
+        If ``time_limit``, ``seed`` or an option has a bad value or an option is not
+        one the method declares — before the method runs.
     SolverUnavailable
         If the method or a backend it needs does not exist here.
 
@@ -84,15 +92,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     kind = kind_of(instance)
     if not isinstance(instance, kind.instance_type):
         raise InvalidInstance(f"{type(instance).__name__} is a solution, not an instance")
-    if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
-                or not math.isfinite(time_limit) or time_limit <= 0:
-            raise ValueError(f"time_limit = {time_limit!r}: must be a number > 0")
-        time_limit = float(time_limit)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed = {seed!r}: must be an integer")
+    time_limit, seed = _checked_limits(time_limit, seed)
     record = get_method(kind.name, method)
-    _check_options(record, options)
+    options = record.validate(options, instance)
 
     def result(status, solution=None, objective=None, bound=None, info=None, runtime=0.0):
         return Result(kind.name, record.name, status, kind.sense, objective, bound,
@@ -108,9 +110,11 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         raise
     except Exception as exc:  # a method's failure is reported, never propagated
         return result("error", info={"message": f"method {record.name!r} raised "
-                                                f"{type(exc).__name__}: {exc}"},
+                                                f"{type(exc).__name__}: {exc}",
+                                     "traceback": traceback.format_exc()},
                       runtime=time.perf_counter() - start)
     runtime = time.perf_counter() - start
+    overran = time_limit is not None and runtime > time_limit
 
     if isinstance(out, kind.solution_type) or out is None:
         out = SolverOutput(out, "feasible" if out is not None else "no_solution")
@@ -120,6 +124,10 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
                                                 f"{kind.solution_type.__name__} or SolverOutput"},
                       runtime=runtime)
     info = dict(out.info)
+    if overran:
+        info["time_limit_exceeded"] = info.get("time_limit_exceeded") or (
+            f"ran {runtime:.3g} s on a {time_limit:g} s limit"
+            + ("" if record.honours_time_limit else " (the method does not honour time_limit)"))
     solution = out.solution
     if solution is not None and not isinstance(solution, kind.solution_type):
         info["message"] = (f"method {record.name!r} returned a {type(solution).__name__}, "
@@ -152,6 +160,8 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
 
     objective = float(kind.evaluate(instance, solution))
     status = out.status
+    if status == "optimal":
+        status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
     if bound is not None:
         over = (bound - objective) if kind.sense == "min" else (objective - bound)
         if over > _BOUND_RTOL * max(abs(objective), abs(bound)) + 1e-12:
@@ -161,9 +171,30 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
                           runtime=runtime)
         if over > 0:  # within solver tolerance: the objective is the bound
             bound = objective
-    if status == "optimal":
-        bound = objective  # a proof of optimality is the tightest bound
     return result(status, solution, objective, bound, info, runtime)
+
+
+def _certify(record, sense: str, objective: float, own: float | None, bound: float | None,
+             info: dict) -> tuple[str, float | None]:
+    """Status and bound of an ``optimal`` claim, re-scored: ``bound = objective`` only
+    when the method's own proof agrees with ``evaluate`` (DESIGN.md §9).
+
+    An exact method may prove optimality without a figure (a combinatorial
+    argument); a method that reports a bound proves the optimum is that bound, so the
+    re-scored objective must match it. Otherwise the status drops to ``feasible``,
+    the bound is kept and ``info["optimality"]`` says why.
+    """
+    if own is None:
+        if record.exact:
+            return "optimal", objective
+        info["optimality"] = (f"method {record.name!r} is not declared exact and claimed "
+                              f"optimal without a bound: reported feasible")
+        return "feasible", bound
+    if abs(own - objective) <= _PROOF_RTOL * max(abs(own), abs(objective)) + 1e-12:
+        return "optimal", objective
+    info["optimality"] = (f"method {record.name!r} claimed optimal with bound {own!r}, but "
+                          f"its solution evaluates to {objective!r}: reported feasible")
+    return "feasible", bound
 
 
 def _tighter(sense: str, a: float | None, b: float | None) -> float | None:

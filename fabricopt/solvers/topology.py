@@ -11,7 +11,8 @@ from ..formulations import topology as formulation
 from ..heuristics import topoopt as finder
 from ..heuristics import topology_baselines as baselines
 from ..problems.topology import TopologyInstance, mean_hops
-from .milp import milp_method
+from .milp import MILP_OPTIONS, milp_method
+from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
 
@@ -70,9 +71,31 @@ def milp(instance: TopologyInstance, *, time_limit=None, seed=0, backend="highs"
     return _output(instance, out.solution, status, bound, info)
 
 
-register_method("topology", "milp", milp, exact=True,
+def _mp_degree_fits(value, instance) -> str | None:
+    """``mp_degree`` must leave an even number >= 2 of interfaces for the rings."""
+    if value < 0:
+        return "must be >= 0"
+    if instance is None or instance.degree == 1:
+        return None
+    try:
+        finder.degree_split(instance.degree, 1.0, 1.0, value)
+    except ValueError as exc:
+        return str(exc).split(": ", 1)[-1] + f" (degree = {instance.degree})"
+    return None
+
+
+PATHS = Option("paths", int, 4, "equal-length shortest paths each demand is split over",
+               check=at_least(1))
+
+register_method("topology", "milp", milp, exact=True, honours_time_limit=True,
+                options=MILP_OPTIONS + (Option(
+                    "max_ring_orders", int, formulation.MAX_RING_ORDERS,
+                    "ring orders per group offered before the model is restricted",
+                    check=at_least(1)),),
                 summary="ours: integer links, ring shares, max concurrent flow (PuLP + HiGHS)")
-register_method("topology", "topoopt", topoopt)
-register_method("topology", "ring", ring)
-register_method("topology", "random-regular", random_regular)
-register_method("topology", "ocs-reconfig", ocs_reconfig)
+register_method("topology", "topoopt", topoopt, options=(
+    Option("mp_degree", int, None, "interfaces for MP matching (none: by bytes, TopoOpt §4.2)",
+           check=_mp_degree_fits), PATHS))
+register_method("topology", "ring", ring, options=(PATHS,))
+register_method("topology", "random-regular", random_regular, options=(PATHS,))
+register_method("topology", "ocs-reconfig", ocs_reconfig, options=(PATHS,))

@@ -14,7 +14,9 @@ from __future__ import annotations
 from ..formulations import wavelengths as formulation
 from ..heuristics import wavelengths as heuristics
 from ..problems.wavelengths import WavelengthsInstance, WavelengthsSolution, evaluate
-from .milp import milp_method, run_milp
+from ..milp import run_milp
+from .milp import BACKEND_OPTION, MILP_OPTIONS, SYMMETRY_OPTION, milp_method
+from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
 
@@ -110,7 +112,13 @@ def _warm_start(instance: WavelengthsInstance) -> WavelengthsSolution | None:
 milp = milp_method(formulation.build, warm_start_from=_warm_start)
 
 register_method("wavelengths", "milp", milp, exact=True,
+                options=MILP_OPTIONS + (SYMMETRY_OPTION,),
+                honours_time_limit=True,
                 summary="binary lightpaths with wavelength continuity (PuLP + HiGHS)")
-register_method("wavelengths", "mcf", mcf)
-register_method("wavelengths", "greedy", greedy)
-register_method("wavelengths", "count-bound", count_bound, bound_only=True)
+register_method("wavelengths", "mcf", mcf, options=(
+    BACKEND_OPTION,
+    Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),
+    Option("fill", bool, True, "hand out leftover wavelengths")))
+register_method("wavelengths", "greedy", greedy, options=())
+register_method("wavelengths", "count-bound", count_bound, bound_only=True,
+                honours_time_limit=True, options=(BACKEND_OPTION,))

@@ -24,10 +24,11 @@ Examples
 """
 
 from .checks import EXAMPLES_ENV_VAR, MethodCheckError, assert_valid, check_method
-from .strategies import (InvalidExample, KindStrategies, generic_instances,
-                         generic_invalid_instances, instances, invalid_instances,
-                         register_strategies)
+from .strategies import (InvalidExample, KindStrategies, generated_instances,
+                         generic_instances, generic_invalid_instances, instances,
+                         invalid_instances, register_strategies)
 
 __all__ = ["instances", "invalid_instances", "InvalidExample", "register_strategies",
-           "KindStrategies", "generic_instances", "generic_invalid_instances",
+           "KindStrategies", "generated_instances", "generic_instances",
+           "generic_invalid_instances",
            "assert_valid", "check_method", "MethodCheckError", "EXAMPLES_ENV_VAR"]

@@ -51,7 +51,7 @@ def assert_valid(instance, result: Result | Mapping[str, Any]) -> None:
     """Assert that ``result`` is a correct envelope (DESIGN.md §4) for ``instance``.
 
     Checks, with the first broken rule in the error message: the status is known and
-    not ``"error"``; a result with status ``optimal``/``feasible`` has a solution and
+    not ``"error"``; ``solve`` did not reject an ``optimal`` claim (``info["optimality"]``); a result with status ``optimal``/``feasible`` has a solution and
     every solution passes ``check``; the objective equals ``evaluate`` of the solution;
     the bound is on the right side of the objective (below it when minimizing);
     ``optimal`` means objective == bound; the gap is ``relative_gap(objective, bound)``;
@@ -84,6 +84,8 @@ def assert_valid(instance, result: Result | Mapping[str, Any]) -> None:
         _fail(result, f"status {result.status!r} is not one of {', '.join(STATUSES)}")
     if result.status == "error":
         _fail(result, f"status error: {result.message}")
+    if "optimality" in result.info:
+        _fail(result, f"claimed optimal, which solve rejected: {result.info['optimality']}")
     if result.sense != kind.sense:
         _fail(result, f"sense {result.sense!r}, the kind's is {kind.sense!r}")
     solution = result.solution

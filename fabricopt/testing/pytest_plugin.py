@@ -1,10 +1,13 @@
-"""pytest fixtures for testing methods; load with
-``pytest_plugins = ["fabricopt.testing.pytest_plugin"]`` in a test module or the
-root ``conftest.py``.
+"""pytest fixtures for testing methods: ``check_method`` and ``temporary_method``.
+
+Installing fabricopt registers this module as a pytest plugin (entry point group
+``pytest11``), so the fixtures are there in every test run. Where fabricopt is only
+on ``sys.path`` (not installed), load it with
+``pytest_plugins = ["fabricopt.testing.pytest_plugin"]`` in a test module or the root
+``conftest.py``; with both, the line is harmless.
 
 A whole test file for a plug-in method::
 
-    pytest_plugins = ["fabricopt.testing.pytest_plugin"]
     import mine  # noqa: F401  (registers the method "mine" of circuits)
     def test_mine(check_method): check_method("circuits", "mine")
 """

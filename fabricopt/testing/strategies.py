@@ -31,7 +31,8 @@ from ..errors import InvalidInstance
 from ..problems import get_kind, instance_from_dict
 
 __all__ = ["InvalidExample", "KindStrategies", "register_strategies", "instances",
-           "invalid_instances", "generic_instances", "generic_invalid_instances"]
+           "invalid_instances", "generic_instances", "generic_invalid_instances",
+           "generated_instances"]
 
 #: ``max_size`` when neither the caller nor the kind's strategies give one: small
 #: enough for the exact MILPs to prove optimality in a fraction of a second.
@@ -229,6 +230,32 @@ def generic_instances(kind: str, max_size: int = DEFAULT_MAX_SIZE) -> st.SearchS
             reject()
 
     return draw_instance()
+
+
+def generated_instances(kind: str, sizes: Callable[[Callable, int], dict]
+                        ) -> Callable[[int], st.SearchStrategy]:
+    """``instances(max_size)`` drawing a seed and ``sizes(draw, max_size)`` for ``generate``.
+
+    For kinds whose generator already makes realistic, valid instances: ``sizes``
+    draws the size options so that the kind's constraints bind (more ops than GPUs,
+    a degree below n - 1, ...), which a uniform draw of every size from 1 does not.
+    Combinations the generator rejects are discarded.
+    """
+    problem = get_kind(kind)
+
+    def strategy(max_size: int) -> st.SearchStrategy:
+        @st.composite
+        def draw_instance(draw):
+            seed = draw(st.integers(0, 2**32 - 1))
+            chosen = sizes(draw, max_size)
+            try:
+                return problem.generate(seed=seed, **chosen)
+            except (InvalidInstance, ValueError):
+                reject()
+
+        return draw_instance()
+
+    return strategy
 
 
 def _required_fields(instance_type: type) -> set[str]:

@@ -100,8 +100,9 @@ def test_levels_must_be_a_valid_compression_of_the_priorities():
     assert check(INST, sol(path1=1, level=(1, 0)))  # no shared link, no constraint
 
 
-def test_equal_priorities_tie_to_the_smaller_id():
-    assert not check(INST, sol(prio=(1.0, 1.0), level=(0, 1)))
+def test_equal_priorities_allow_any_levels():
+    # The simulator reads only levels; a tie orders nothing (DESIGN.md §9).
+    assert check(INST, sol(prio=(1.0, 1.0), level=(0, 1)))
     assert check(INST, sol(prio=(1.0, 1.0), level=(1, 0)))
 
 
@@ -189,3 +190,21 @@ def test_generator_defaults_follow_the_paper_microbenchmark():
 def test_generator_rejects_bad_sizes(kwargs, message):
     with pytest.raises(InvalidInstance, match=message):
         generate(0, **kwargs)
+
+
+def test_example_1_with_equal_priorities_checks_feasible():
+    # Crux Example 1's best configuration written with priorities 5/5 (issue 12 §4).
+    import fabricopt
+
+    inst = fabricopt.problems.instance_from_dict({
+        "problem": "crux", "levels": 2, "links": {"L": 100.0},
+        "jobs": [{"id": "job1", "gpus": 10, "compute_s": 2.0, "overlap": 1.0,
+                  "flows": [{"bytes": 2.5e10, "paths": [["L"]]}]},
+                 {"id": "job2", "gpus": 10, "compute_s": 1.0, "overlap": 1.0,
+                  "flows": [{"bytes": 1.25e10, "paths": [["L"]]}]}],
+        "warmup_s": 120.0, "window_s": 120.0})
+    solution = fabricopt.problems.solution_from_dict(
+        "crux", {"path": {"job1": [0], "job2": [0]}, "priority": {"job1": 5, "job2": 5},
+                 "level": {"job1": 0, "job2": 1}})
+    assert fabricopt.check(inst, solution).feasible
+    assert fabricopt.evaluate(inst, solution) == pytest.approx(5 / 12, rel=1e-6)

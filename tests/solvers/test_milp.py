@@ -1,5 +1,7 @@
 """The MILP adapter reads truth from highspy, not from PuLP's status."""
 
+import time
+
 import pulp
 import pytest
 
@@ -150,8 +152,49 @@ def test_presolve_infeasibility_is_not_reported(backend):
 def test_unconfirmed_infeasibility_without_time_left_is_a_time_out():
     import highspy
 
-    from fabricopt.solvers.milp import _confirm_infeasible
+    from fabricopt.milp.highs import _confirm_infeasible
 
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
-    assert _confirm_infeasible(h, 1.0, 1.5) == highspy.HighsModelStatus.kTimeLimit
+    spent = time.monotonic() - 0.5  # a deadline half a second ago
+    assert _confirm_infeasible(h, spent) == highspy.HighsModelStatus.kTimeLimit
+
+
+def test_highs_returning_its_unchanged_mip_start_is_not_an_optimum():
+    # HiGHS 1.16 reports Optimal at 4497.638 here but hands back the MIP start (4437.911).
+    import fabricopt
+
+    inst = fabricopt.generate("priorities", seed=4, jobs=40, levels=2)
+    r = fabricopt.solve(inst, "milp")
+    if r.status == "optimal":
+        assert r.objective == pytest.approx(4497.638, rel=1e-9)
+    else:
+        assert r.status == "feasible" and r.bound >= 4497.638 - 1e-6
+    assert fabricopt.solve(inst, "milp", warm_start=False).objective == pytest.approx(4497.638)
+
+
+def test_a_milp_runs_after_another_highs_model_took_default_threads():
+    import highspy
+    import numpy as np
+
+    import fabricopt
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 2)  # the scheduler's first user fixes its thread count
+    h.addVar(0, 10)
+    h.changeColCost(0, 1.0)
+    h.changeColIntegrality(0, highspy.HighsVarType.kInteger)
+    h.addRow(2.5, 10, 1, np.array([0], np.int32), np.array([1.0]))
+    highspy.Highs.resetGlobalScheduler(True)
+    h.run()
+    r = fabricopt.solve(fabricopt.generate("circuits", seed=0, gpus=4, switches=2), "milp")
+    assert r.status == "optimal", r.info
+
+
+def test_milp_reports_where_the_time_went():
+    import fabricopt
+
+    r = fabricopt.solve(fabricopt.generate("circuits", seed=0, gpus=4, switches=2), "milp")
+    assert {"model_build_s", "warm_start_s", "solver_s"} <= set(r.info)
+    assert all(r.info[k] >= 0 for k in ("model_build_s", "warm_start_s", "solver_s"))

@@ -47,7 +47,7 @@ def test_sipml_ls_is_deterministic_and_reports_its_search():
 
 
 def test_unknown_option_is_refused():
-    with pytest.raises(ValueError, match="budget: not an option of method 'sipml-ls'"):
+    with pytest.raises(ValueError, match="budget = 3: not an option of method placement/sipml-ls"):
         fabricopt.solve(generate(0), "sipml-ls", budget=3)
 
 

@@ -35,9 +35,9 @@ def test_degree_one_infeasible_is_reported_by_every_method(method):
 
 def test_odd_ring_share_option_is_a_clear_error():
     inst = generate(seed=0, servers=6, degree=4)
-    r = fabricopt.solve(inst, "topoopt", mp_degree=1)
-    assert r.status == "error"
-    assert "mp_degree = 1: leaves 3 interfaces for AllReduce" in r.info["message"]
+    with pytest.raises(fabricopt.InvalidOption, match="mp_degree = 1: leaves 3 interfaces "
+                                                      "for AllReduce"):
+        fabricopt.solve(inst, "topoopt", mp_degree=1)
 
 
 def test_same_seed_same_answer():
@@ -62,4 +62,4 @@ def test_cli_generate_pipe_solve_and_check(tmp_path):
     assert code == 0 and json.loads(out)["feasible"]
     code, out, err = run("solve", "-", "--method", "topoopt", "--option", "mp_degree=0",
                          stdin=inst)
-    assert code == 1 and "mp_degree = 0: leaves 3 interfaces for AllReduce" in out
+    assert code == 2 and "mp_degree = 0: leaves 3 interfaces for AllReduce" in err

@@ -52,7 +52,7 @@ def test_cli_generate_solve_check_pipeline(tmp_path):
     code, out, err = run("check", str(tmp_path / "i.json"), "-", "--json", stdin=out)
     assert code == 0 and json.loads(out)["feasible"] is True
     code, out, _ = run("methods", "wavelengths")
-    assert "count-bound" in out and "[bound only]" in out
+    assert "count-bound" in out and "[bound only, honours time limit]" in out
 
 
 @settings(max_examples=15)

@@ -58,7 +58,9 @@ def test_infeasible_circuits_instances_on_request():
 
 
 def test_counterexamples_shrink_to_a_few_demands():
-    inst = find(instances("circuits"), lambda i: (i.traffic > 0).sum() >= 3, settings=FIND)
+    # binding=False: more pairs than switches would be drawn first, and shrink slowly
+    inst = find(instances("circuits", binding=False), lambda i: (i.traffic > 0).sum() >= 3,
+                settings=FIND)
     assert inst.gpus <= 4 and int((inst.traffic > 0).sum()) == 3
     assert set(np.unique(inst.traffic)) <= {0.0, 1e6}  # round numbers, not noise
 

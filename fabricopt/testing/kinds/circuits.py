@@ -38,9 +38,15 @@ def _cap_peers(traffic: np.ndarray, q: int) -> np.ndarray:
 
 
 def circuits_instances(max_size: int = 5, *, feasible: bool = True, max_switches: int = 4,
-                       min_gpus: int = 1) -> st.SearchStrategy:
+                       min_gpus: int = 3, binding: bool | None = None) -> st.SearchStrategy:
     """Valid ``CircuitsInstance`` with ``min_gpus..max_size`` GPUs and 1..``max_switches``
-    switches; with ``feasible`` (the default) a circuit assignment always exists."""
+    switches; with ``feasible`` (the default) a circuit assignment always exists.
+
+    With ``binding`` (default: when ``feasible``) more pairs are demanded than there
+    are switches, so circuits must share switches and the port limits matter.
+    """
+    if binding is None:
+        binding = feasible
 
     @st.composite
     def draw_instance(draw):
@@ -49,7 +55,12 @@ def circuits_instances(max_size: int = 5, *, feasible: bool = True, max_switches
         n = draw(st.integers(min_gpus, top))
         q = draw(st.integers(1, max_switches))
         gbps = draw(st.sampled_from([400.0, 100.0, 25.0]))
-        demands = draw(st.lists(st.tuples(gpu, gpu, _BYTES), max_size=top * (top - 1)))
+        # j = i + offset (mod top): never i == j, and shrinks towards neighbours
+        pairs = st.tuples(gpu, st.integers(1, max(1, top - 1)), _BYTES).map(
+            lambda d: (d[0], (d[0] + d[1]) % top, d[2]))
+        most = top * (top - 1)
+        demands = draw(st.lists(pairs, min_size=min(q + 1, most) if binding else 0,
+                                max_size=most, unique_by=lambda d: d[:2]))
         n = max([n] + [max(i, j) + 1 for i, j, _ in demands])
         traffic = np.zeros((n, n))
         for i, j, size in demands:

@@ -1,0 +1,25 @@
+"""The MILP backend: a model in, a :class:`MilpRun` (status, objective, bound, nodes, times) out.
+
+This package sits below both ``formulations`` and ``heuristics`` and above ``problems``
+in the import order of DESIGN.md §2::
+
+    cli → benchmarks → fabrics → solvers → formulations | heuristics → milp → problems
+
+so that exact formulations *and* hybrid heuristics (the LP half of ``mcf``, an LP
+rounding) can solve models without importing each other. It knows nothing about
+problem kinds, methods or results: :mod:`fabricopt.solvers.milp` turns a
+formulation into a registered method.
+
+- :class:`MilpModel` / :func:`new_problem` — the hand-over from a formulation;
+- :func:`run_milp` — the one entry point: solve a model with HiGHS (in process,
+  through highspy) or CBC (PuLP's bundled binary), inside a wall-clock budget;
+- :class:`MilpRun` — what it reports, cross-checked (a HiGHS "Optimal" whose
+  columns do not have HiGHS's objective is never passed on as a proof).
+"""
+
+from .deadline import BuildTimeLimit, build_deadline, check_deadline
+from .model import MilpModel, new_problem
+from .run import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
+
+__all__ = ["MilpModel", "new_problem", "MilpRun", "run_milp", "BACKENDS", "cbc_available",
+           "highs_version", "BuildTimeLimit", "build_deadline", "check_deadline"]

@@ -1,0 +1,140 @@
+"""``run_milp``: the backend's one entry point."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import pulp
+
+from ..errors import SolverUnavailable
+from .arrays import from_pulp
+from .cbc import cbc_available, solve_cbc
+from .deadline import BuildTimeLimit, build_deadline
+from .highs import highs_version, solve_empty, solve_highs
+from .model import MilpModel, new_problem  # noqa: F401  (new_problem: the doctest)
+
+__all__ = ["MilpRun", "run_milp", "BACKENDS", "cbc_available", "highs_version"]
+
+BACKENDS = ("highs", "cbc")
+
+
+@dataclass
+class MilpRun:
+    """What a MILP backend reports, in the model's own objective units.
+
+    Attributes
+    ----------
+    status : str
+        ``optimal`` (proven, and the returned columns have the proven value),
+        ``feasible``, ``infeasible`` (proven) or ``no_solution``.
+    values : dict or None
+        Variable name -> value, when a solution exists.
+    objective : float or None
+        The objective of ``values`` (computed from them, not taken from the solver).
+    bound : float or None
+        The solver's dual bound (a bound on the model's optimum), where it has one.
+    nodes : int or None
+        Branch-and-bound nodes (None where the backend does not say).
+    solver : str
+        ``"highs X.Y.Z"`` or ``"cbc"``.
+    copy_s, solver_s : float
+        Seconds spent copying the model into the solver and solving it.
+    info : dict
+        Backend details: ``model_status``, and ``cross_check`` when the solver's
+        objective and its columns' disagreed.
+    """
+
+    status: str
+    values: dict[str, float] | None
+    objective: float | None
+    bound: float | None
+    nodes: int | None
+    solver: str
+    info: dict = field(default_factory=dict)
+    copy_s: float = 0.0
+    solver_s: float = 0.0
+
+
+def run_milp(model: MilpModel | pulp.LpProblem, *, backend: str = "highs",
+             time_limit: float | None = None, rel_gap: float = 0.0,
+             warm_start: Mapping[str, float] | None = None, seed: int = 0) -> MilpRun:
+    """Solve a model with ``backend`` (``"highs"`` or ``"cbc"``).
+
+    Parameters
+    ----------
+    model : MilpModel or pulp.LpProblem
+    backend : {"highs", "cbc"}
+    time_limit : float, optional
+        Seconds for the whole call, copying the model into the solver included; the
+        incumbent is returned with status ``"feasible"`` when it runs out.
+    rel_gap : float
+        Relative MIP gap at which to stop; 0 (the default) asks for proven optimality.
+    warm_start : dict, optional
+        Variable name -> value of a known solution (HiGHS ``setSolution``).
+    seed : int
+        The solver's random seed.
+
+    Returns
+    -------
+    MilpRun
+
+    Raises
+    ------
+    SolverUnavailable
+        For an unknown backend, or CBC where PuLP ships none.
+    SolverFailure
+        When the solver fails without a usable answer (an unbounded model, a HiGHS
+        error).
+
+    Notes
+    -----
+    A model without variables (PuLP leaves out every variable that is in no row and
+    not in the objective) is solved by inspection: ``"optimal"`` with the objective's
+    constant as objective and bound and ``values == {}``, or ``"infeasible"`` if one
+    of its constant rows fails. ``"optimal"`` from HiGHS is cross-checked: the
+    returned columns must have HiGHS's objective (see :mod:`fabricopt.milp.highs`).
+
+    Examples
+    --------
+    >>> p = new_problem("demo", "max")
+    >>> x = p.add_variable("x", 0, 3, pulp.LpInteger)
+    >>> p += 2 * x + 1
+    >>> p += x <= 2.5
+    >>> run = run_milp(p)
+    >>> run.status, run.objective, run.bound
+    ('optimal', 5.0, 5.0)
+    """
+    began = time.monotonic()
+    if backend not in BACKENDS:
+        raise SolverUnavailable(f"backend = {backend!r}: must be one of {', '.join(BACKENDS)}")
+    problem = model.problem if isinstance(model, MilpModel) else model
+    deadline = None if time_limit is None else began + float(time_limit)
+    if backend == "cbc":
+        solver = "cbc"
+        if not problem.variables():
+            # PuLP would add a dummy variable and lose the objective's constant.
+            out = solve_empty(from_pulp(problem))
+        else:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            out = solve_cbc(problem, time_limit=left, rel_gap=rel_gap, warm_start=warm_start,
+                            seed=seed)
+        copied = began
+    else:
+        solver = highs_version()
+        try:
+            with build_deadline(deadline):
+                arrays = from_pulp(problem)
+        except BuildTimeLimit:
+            return MilpRun("no_solution", None, None, None, 0, solver,
+                           {"time_limit_exceeded": "the time limit ran out while the model "
+                                                   "was copied into HiGHS"},
+                           copy_s=time.monotonic() - began)
+        copied = time.monotonic()
+        out = solve_empty(arrays) if not arrays.names else solve_highs(
+            arrays, deadline=deadline, rel_gap=rel_gap, warm_start=warm_start, seed=seed)
+    status, values, objective, bound, nodes, info = out
+    return MilpRun(status, values, objective, bound, nodes, solver, info,
+                   copy_s=copied - began, solver_s=time.monotonic() - copied)
+
