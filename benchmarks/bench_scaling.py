@@ -12,6 +12,7 @@ Run from the repository root::
     python benchmarks/bench_scaling.py --baseline /tmp/before    # about 15 minutes
     python benchmarks/bench_scaling.py --only crux-evaluate      # one ladder
     python benchmarks/bench_scaling.py --fill                    # the fill-kernel threshold
+    python benchmarks/bench_scaling.py --milp --baseline /tmp/before   # model building
 
 It prints markdown for BENCHMARKS.md (``## speed``).
 """
@@ -192,6 +193,71 @@ def targets(tree: Path, baseline: Path | None, timeout_s: float) -> list[str]:
     return lines + [""]
 
 
+MILP_BUILD = """
+import json, resource, time
+from fabricopt.problems.circuits import generate
+from fabricopt.formulations.circuits import build
+inst = generate(seed=0, gpus={gpus}, switches={switches})
+start = time.process_time()
+model = build(inst)
+arrays = model.problem.arrays() if hasattr(model.problem, "arrays") else None
+seconds = time.process_time() - start
+rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"seconds": seconds, "rss_mb": rss_mb, "value": 0.0}}))
+"""
+
+MILP_SOLVE = """
+import json, fabricopt
+inst = fabricopt.generate("circuits", seed=0, gpus=64, switches=8)
+r = fabricopt.solve(inst, "milp", time_limit={limit})
+print(json.dumps({{"status": r.status, "model_build_s": r.info["model_build_s"],
+                  "solver_s": r.info["solver_s"]}}))
+"""
+
+
+def _run(tree: Path, code: str, timeout_s: float) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+    try:
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                              text=True, timeout=timeout_s, cwd=tree)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout_s:.0f} s"}
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        return {"error": lines[-1] if lines else f"exit {done.returncode}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def milp_build(tree: Path, baseline: Path | None, timeout_s: float) -> list[str]:
+    """Building the circuits MILP (``build`` and, for sparse models, assembling its
+    arrays) before and after; then ``model_build_s`` against ``solver_s`` at 64 x 8."""
+    lines = ["#### Building the circuits MILP", "",
+             "CPU s of `formulations.circuits.build(generate('circuits', seed=0, gpus=N, "
+             "switches=Q))`; after: with `SparseModel.arrays()` (what HiGHS reads); before: "
+             "the PuLP model alone (its copy into HiGHS not counted).", "",
+             "| GPUs x switches | variables | before (s) | after (s) | ratio |",
+             "|---|---|---|---|---|"]
+    for gpus, switches in [(32, 8), (64, 8), (128, 8), (256, 16)]:
+        code = MILP_BUILD.format(gpus=gpus, switches=switches)
+        after = _run(tree, code, timeout_s)
+        before = _run(baseline, code, timeout_s) if baseline else {"error": ""}
+        show = lambda r: r.get("error") or f"{r['seconds']:.3f}"
+        ratio = (f"{before['seconds'] / max(after['seconds'], 1e-9):.0f}x"
+                 if "error" not in before and "error" not in after else "")
+        lines.append(f"| {gpus} x {switches} | {switches * gpus * gpus + 1:,} | {show(before)} "
+                     f"| {show(after)} | {ratio} |")
+    got = _run(tree, MILP_SOLVE.format(limit=300), 600)
+    if "error" in got:
+        lines += ["", f"64 x 8 `milp`: {got['error']}"]
+    else:
+        lines += ["", f"`fabricopt.solve(generate('circuits', seed=0, gpus=64, switches=8), "
+                      f"'milp', time_limit=300)`: {got['status']}, `model_build_s` "
+                      f"{got['model_build_s']:.3f} s = "
+                      f"{got['model_build_s'] / got['solver_s']:.2%} of `solver_s` "
+                      f"{got['solver_s']:.1f} s (target <= 5 %)"]
+    return lines + [""]
+
+
 def fill_threshold(sizes=(8, 16, 32, 64, 96, 128, 192, 256, 512), repeat=20) -> list[str]:
     """CPU seconds of one fill by each kernel on clusters of the 200-job crux case."""
     sys.path.insert(0, str(ROOT))
@@ -236,11 +302,15 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     parser.add_argument("--only", choices=sorted(SETUP), help="one ladder, no targets")
     parser.add_argument("--fill", action="store_true", help="only the fill-kernel table")
+    parser.add_argument("--milp", action="store_true", help="only the MILP build tables")
     args = parser.parse_args(argv)
     print(f"Python {platform.python_version()}, {platform.machine()}, "
           f"{os.cpu_count()} cores; CPU seconds of one call in a fresh process\n")
     if args.fill:
         print("\n".join(fill_threshold()))
+        return 0
+    if args.milp:
+        print("\n".join(milp_build(ROOT, args.baseline, args.timeout)))
         return 0
     out = []
     if args.only is None:
