@@ -104,9 +104,9 @@ print(json.dumps({{"seconds": seconds, "rss_mb": rss_mb, "value": float(value)}}
 """
 
 
-def measure(tree: Path, method: str, n: int, timeout_s: float) -> dict:
-    """One timed call in a fresh process importing fabricopt from ``tree``."""
-    code = PROBE.format(n=n, setup=textwrap.dedent(SETUP[method]))
+def _run(tree: Path, code: str, timeout_s: float) -> dict:
+    """Run ``code`` in a fresh process importing fabricopt from ``tree``; its last line of
+    output is JSON."""
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
     try:
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
@@ -117,6 +117,11 @@ def measure(tree: Path, method: str, n: int, timeout_s: float) -> dict:
         lines = done.stderr.strip().splitlines()
         return {"error": lines[-1] if lines else f"exit {done.returncode}"}
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def measure(tree: Path, method: str, n: int, timeout_s: float) -> dict:
+    """One timed call in a fresh process importing fabricopt from ``tree``."""
+    return _run(tree, PROBE.format(n=n, setup=textwrap.dedent(SETUP[method])), timeout_s)
 
 
 def slope(points: list[tuple[int, float]]) -> float:
@@ -213,19 +218,6 @@ r = fabricopt.solve(inst, "milp", time_limit={limit})
 print(json.dumps({{"status": r.status, "model_build_s": r.info["model_build_s"],
                   "solver_s": r.info["solver_s"]}}))
 """
-
-
-def _run(tree: Path, code: str, timeout_s: float) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
-    try:
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, timeout=timeout_s, cwd=tree)
-    except subprocess.TimeoutExpired:
-        return {"error": f"over {timeout_s:.0f} s"}
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines()
-        return {"error": lines[-1] if lines else f"exit {done.returncode}"}
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def milp_build(tree: Path, baseline: Path | None, timeout_s: float) -> list[str]:

@@ -24,7 +24,34 @@ import numpy as np
 from ..milp import MilpModel, SparseModel
 from ..problems.circuits import CircuitsInstance, CircuitsSolution
 
-__all__ = ["build"]
+__all__ = ["build", "full_permutations"]
+
+
+def full_permutations(solution: CircuitsSolution, n: int) -> list[list[int]]:
+    """Each switch's partial permutation completed to a full one, busiest switch first
+    (the order the symmetry rows want): unused ports to themselves where free, the rest
+    to the remaining free targets (never to themselves).
+
+    Examples
+    --------
+    >>> full_permutations(CircuitsSolution([[None, None, None], [1, None, None]]), 3)
+    [[1, 0, 2], [0, 1, 2]]
+    """
+    rows = []
+    for config in solution.configs:
+        row = list(config)
+        free_targets = set(range(n)) - {j for j in row if j is not None}
+        for i in range(n):
+            if row[i] is None and i in free_targets:
+                row[i] = i
+                free_targets.discard(i)
+        for i in range(n):
+            if row[i] is None:
+                row[i] = min(free_targets)
+                free_targets.discard(row[i])
+        rows.append(row)
+    rows.sort(key=lambda row: -sum(j != i for i, j in enumerate(row)))
+    return rows
 
 
 def build(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> MilpModel:
@@ -98,22 +125,7 @@ def build(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> Milp
         return CircuitsSolution(configs)
 
     def encode(solution: CircuitsSolution) -> np.ndarray:
-        rows = []
-        for config in solution.configs:
-            row = list(config)
-            # Complete the partial permutation: unused ports to themselves where free,
-            # the rest to the remaining free targets (never to themselves).
-            free_targets = set(range(n)) - {j for j in row if j is not None}
-            for i in range(n):
-                if row[i] is None and i in free_targets:
-                    row[i] = i
-                    free_targets.discard(i)
-            for i in range(n):
-                if row[i] is None:
-                    row[i] = min(free_targets)
-                    free_targets.discard(row[i])
-            rows.append(row)
-        rows.sort(key=lambda row: -sum(j != i for i, j in enumerate(row)))
+        rows = full_permutations(solution, n)
         start = m.start()
         perm = np.array(rows, dtype=np.int64).reshape(Q, n)
         chosen = np.zeros((Q, n, n))

@@ -37,7 +37,7 @@ from ..milp import MilpModel, SparseModel
 from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
                                   heads_and_tails, lower_bound, schedule)
 
-__all__ = ["build", "unordered_pairs"]
+__all__ = ["build", "unordered_pairs", "scaled_times"]
 
 # Slack on the upper bound H so that a solution of makespan exactly H stays inside the
 # start-time bounds despite rounding in the scaled times.
@@ -63,6 +63,25 @@ def unordered_pairs(instance: PlacementInstance) -> list[tuple[int, int]]:
     busy = instance.compute > 0
     return [(i, j) for i in range(n) for j in range(i + 1, n)
             if busy[i] and busy[j] and not (below[i] >> j) & 1 and not (below[j] >> i) & 1]
+
+
+def scaled_times(instance: PlacementInstance, upper_bound_s: float | None):
+    """The model's time scale: ``(lower, horizon, unit, c, delay, start_lo, start_hi)``.
+
+    ``horizon`` is the upper bound H (default ``sum c``, never below the lower bound,
+    with a little slack) and ``unit = H``; compute, delays and the start-time bounds
+    ``[head_i, H - tail_i - c_i]`` are given in units of H.
+    """
+    compute = instance.compute
+    head, tail = heads_and_tails(instance)
+    lower = lower_bound(instance)
+    horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
+    horizon = max(horizon, lower) * (1 + _UB_SLACK)
+    unit = horizon if horizon > 0 else 1.0
+    start_lo = head / unit
+    start_hi = [max(start_lo[i], (horizon - tail[i] - compute[i]) / unit)
+                for i in range(instance.size)]
+    return lower, horizon, unit, compute / unit, instance.delay_s / unit, start_lo, start_hi
 
 
 def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
@@ -105,16 +124,7 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
         raise ValueError(f"symmetry_breaking = {symmetry_breaking!r}: must be True, False "
                          f"or 'weak'")
     n, k = instance.size, instance.gpus
-    compute = instance.compute
-    head, tail = heads_and_tails(instance)
-    lower = lower_bound(instance)
-    horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
-    horizon = max(horizon, lower) * (1 + _UB_SLACK)
-    unit = horizon if horizon > 0 else 1.0
-    c = compute / unit
-    delay = instance.delay_s / unit
-    start_lo = head / unit
-    start_hi = [max(start_lo[i], (horizon - tail[i] - compute[i]) / unit) for i in range(n)]
+    lower, horizon, unit, c, delay, start_lo, start_hi = scaled_times(instance, upper_bound_s)
 
     m = SparseModel("placement", "min")
     x_upper = np.ones((n, k))

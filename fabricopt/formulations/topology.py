@@ -43,7 +43,7 @@ from ..milp import MilpModel, SparseModel
 from ..problems.topology import (Ring, TopologyInstance, TopologySolution, evaluate,
                                  link_counts, lower_bound, ring_bytes_per_member, ring_traffic)
 
-__all__ = ["build", "ring_candidates", "is_exact", "MAX_RING_ORDERS"]
+__all__ = ["build", "ring_candidates", "is_exact", "routes_from_flows", "MAX_RING_ORDERS"]
 
 #: (g-1)! directed Hamiltonian cycles are enumerated up to this many (g <= 8).
 MAX_RING_ORDERS = 5040
@@ -115,6 +115,39 @@ def _decompose(flow: dict, src: int, sink: dict) -> list[tuple[tuple[int, ...], 
             del sink[path[-1]]
         paths.append((tuple(path), amount))
     return paths
+
+
+def routes_from_flows(instance: TopologyInstance, graph: nx.Graph, rings: list[Ring],
+                      flow_of) -> list[dict]:
+    """The routes of every demanded pair, from each source's arc flows.
+
+    ``flow_of(s)`` gives source s's flow ``{(i, j): amount}`` on the links (amounts above
+    solver noise); it is split into paths (:func:`_decompose`), and a demanded pair that
+    got none takes a shortest path of ``graph``.
+    """
+    demand = instance.traffic + ring_traffic(instance, rings)
+    routes = []
+    for s in range(instance.servers):
+        targets = [int(t) for t in np.flatnonzero(demand[s] > 0)]
+        if not targets:
+            continue
+        flow = flow_of(s)
+        sink = {}
+        for v in range(instance.servers):
+            net = (sum(a for (i, j), a in flow.items() if j == v)
+                   - sum(a for (i, j), a in flow.items() if i == v))
+            if v != s and net > _EPS:
+                sink[v] = net
+        found = defaultdict(dict)
+        for path, amount in _decompose(flow, s, sink):
+            found[path[-1]][path] = found[path[-1]].get(path, 0.0) + amount
+        for t in targets:
+            paths = found.get(t) or {tuple(nx.shortest_path(graph, s, t)): 1.0}
+            total = sum(paths.values())
+            routes.append({"src": s, "dst": t,
+                           "paths": [{"nodes": list(p), "fraction": a / total}
+                                     for p, a in sorted(paths.items())]})
+    return routes
 
 
 def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS) -> MilpModel:
@@ -219,32 +252,14 @@ def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS)
                 keep = {(routable or [0])[0]: 1.0}
             total = sum(keep.values())
             rings += [Ring(k, orders[r], v / total) for r, v in keep.items()]
-        demand = instance.traffic + ring_traffic(instance, rings)
-        routes = []
-        for s in range(n):
-            targets = [int(t) for t in np.flatnonzero(demand[s] > 0)]
-            if not targets:
-                continue
-            flow = {}
-            if s in source_index:
-                on = flows[source_index[s]]
-                flow = {(int(i), int(j)): float(on[i, j]) for i, j in zip(ai, aj)
-                        if j != s and counts[i, j] > 0 and on[i, j] > _EPS}
-            sink = {}
-            for v in range(n):
-                net = (sum(a for (i, j), a in flow.items() if j == v)
-                       - sum(a for (i, j), a in flow.items() if i == v))
-                if v != s and net > _EPS:
-                    sink[v] = net
-            found = defaultdict(dict)
-            for path, amount in _decompose(flow, s, sink):
-                found[path[-1]][path] = found[path[-1]].get(path, 0.0) + amount
-            for t in targets:
-                paths = found.get(t) or {tuple(nx.shortest_path(graph, s, t)): 1.0}
-                total = sum(paths.values())
-                routes.append({"src": s, "dst": t,
-                               "paths": [{"nodes": list(p), "fraction": a / total}
-                                         for p, a in sorted(paths.items())]})
+        def flow_of(s: int) -> dict:
+            if s not in source_index:
+                return {}
+            on = flows[source_index[s]]
+            return {(int(i), int(j)): float(on[i, j]) for i, j in zip(ai, aj)
+                    if j != s and counts[i, j] > 0 and on[i, j] > _EPS}
+
+        routes = routes_from_flows(instance, graph, rings, flow_of)
         links = [[i, j, int(counts[i, j])] for i, j in pairs if counts[i, j] > 0]
         return TopologySolution(links, [r.to_dict() for r in rings], routes)
 

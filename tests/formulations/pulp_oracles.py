@@ -6,7 +6,6 @@ HiGHS and CBC): ``tests/formulations/test_sparse_models.py``.
 
 import pulp
 
-_UB_SLACK = 1e-7
 
 from fabricopt.milp import MilpModel, new_problem
 from fabricopt.problems.circuits import CircuitsInstance, CircuitsSolution
@@ -16,9 +15,11 @@ from collections import defaultdict
 import networkx as nx
 import numpy as np
 
-from fabricopt.formulations.placement import unordered_pairs
-from fabricopt.formulations.topology import (MAX_RING_ORDERS, _EPS, _canonical, _decompose,
-                                             ring_candidates)
+from fabricopt.formulations.circuits import full_permutations
+from fabricopt.formulations.placement import scaled_times, unordered_pairs
+from fabricopt.formulations.wavelengths import _bound_from_raw
+from fabricopt.formulations.topology import (MAX_RING_ORDERS, _EPS, _canonical,
+                                             ring_candidates, routes_from_flows)
 from fabricopt.problems.topology import (Ring, TopologyInstance, TopologySolution,
                                          link_counts, ring_bytes_per_member, ring_traffic)
 from fabricopt.problems.topology import evaluate as topology_evaluate
@@ -31,21 +32,7 @@ from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsIn
 
 
 def circuits(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> MilpModel:
-    """SiP-ML's per-switch permutation MILP for a ``circuits`` instance.
-
-    Parameters
-    ----------
-    instance : CircuitsInstance
-    symmetry_breaking : bool
-        Switches are interchangeable: order them by how many circuits they hold
-        (ours, not SiP-ML's; it removes equivalent optima without cutting any value).
-
-    Returns
-    -------
-    MilpModel
-        Its objective is the normalized rate ``t``; ``bound_from_raw`` turns a bound
-        on ``t`` into a lower bound on the max transfer time in seconds.
-    """
+    """SiP-ML's per-switch permutation MILP for a ``circuits`` instance (the PuLP original)."""
     n, Q = instance.gpus, instance.switches
     traffic = instance.traffic
     t_max = float(traffic.max()) if n else 0.0
@@ -86,22 +73,7 @@ def circuits(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> M
         return CircuitsSolution(configs)
 
     def encode(solution: CircuitsSolution) -> dict[str, float]:
-        rows = []
-        for config in solution.configs:
-            row = list(config)
-            # Complete the partial permutation: unused ports to themselves where free,
-            # the rest to the remaining free targets (never to themselves).
-            free_targets = set(range(n)) - {j for j in row if j is not None}
-            for i in range(n):
-                if row[i] is None and i in free_targets:
-                    row[i] = i
-                    free_targets.discard(i)
-            for i in range(n):
-                if row[i] is None:
-                    row[i] = min(free_targets)
-                    free_targets.discard(row[i])
-            rows.append(row)
-        rows.sort(key=lambda row: -sum(j != i for i, j in enumerate(row)))
+        rows = full_permutations(solution, n)
         start = {x[q, i, j].name: float(rows[q][i] == j)
                  for q in range(Q) for i in range(n) for j in range(n)}
         counts = {}
@@ -122,13 +94,7 @@ def circuits(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> M
 
 
 def priorities(instance: PrioritiesInstance) -> MilpModel:
-    """The level/cut MILP of a ``priorities`` instance.
-
-    Returns
-    -------
-    MilpModel
-        Its objective is the cut weight itself (``bound_from_raw`` is the identity).
-    """
+    """The level/cut MILP of a ``priorities`` instance (the PuLP original)."""
     ids = instance.ids
     n, top = len(ids), instance.levels - 1
     edges = instance.edges
@@ -185,49 +151,8 @@ def _common(prob: pulp.LpProblem, instance: WavelengthsInstance, terms: dict, t)
             prob += pulp.lpSum(vars_) <= w, f"{name}_{node}"
 
 
-def _bound_from_raw(instance: WavelengthsInstance):
-    t_max = float(instance.traffic.max())
-    rate_bps = instance.wavelength_gbps * 1e9
-
-    def bound_from_raw(raw_t: float) -> float:
-        if t_max == 0:
-            return 0.0
-        return 8.0 * t_max / (raw_t * rate_bps) if raw_t > 0 else float("inf")
-    return bound_from_raw
-
-
 def wavelengths(instance: WavelengthsInstance, *, symmetry_breaking: bool = True) -> MilpModel:
-    """The wavelength-scheduling MILP with wavelength continuity.
-
-    Variables ``x[i,j,d,w]`` in {0,1} — a lightpath i -> j on fiber d and wavelength w —
-    for every demanded pair and direction within ``max_hops``, and ``t >= 0``::
-
-        maximize t  s.t.  sum of x over lightpaths using (d, s, w)  <= 1    every d, s, w
-                          n_ij = sum_{d,w} x[i,j,d,w] >= max(1, t * T̂_ij)  T_ij > 0
-                          sum_j n_ij <= W,  sum_i n_ij <= W                 every node
-
-    Lightpaths of pairs without traffic are left out: they never lower the objective.
-
-    Parameters
-    ----------
-    instance : WavelengthsInstance
-    symmetry_breaking : bool
-        The wavelengths of one fiber are interchangeable (ours, not SiP-ML's): order
-        them by the segments they occupy, which cuts equivalent optima only.
-
-    Returns
-    -------
-    MilpModel
-        Objective ``t``; ``bound_from_raw`` maps a bound on ``t`` to a lower bound on the
-        longest transfer time in seconds; ``encode`` turns a schedule into a MIP start.
-
-    Raises
-    ------
-    InfeasibleInstance
-        When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof
-        (e.g. a demanded pair beyond ``max_hops`` both ways).
-
-    """
+    """The wavelength-scheduling MILP with wavelength continuity (the PuLP original)."""
     require_feasible(instance)
     w = instance.wavelengths
     prob = new_problem("wavelengths", "max")
@@ -288,47 +213,7 @@ def wavelengths(instance: WavelengthsInstance, *, symmetry_breaking: bool = True
 
 def wavelength_counts(instance: WavelengthsInstance, *, integer: bool = True,
                 min_rate: float | None = None) -> MilpModel:
-    """SiP-ML's count ILP: lightpaths per pair and direction, no wavelength continuity.
-
-    Variables ``y[i,j,d]`` in 0..W — lightpaths i -> j on fiber d — for every demanded
-    pair and direction within ``max_hops``, and ``t >= 0``::
-
-        maximize t  s.t.  sum of y over arcs using (d, s)  <= W             every d, s
-                          n_ij = sum_d y[i,j,d] >= max(1, t * T̂_ij)         T_ij > 0
-                          sum_j n_ij <= W,  sum_i n_ij <= W                 every node
-
-    It is a relaxation, not a schedule: every schedule's counts satisfy it, but counts
-    that fit every segment need not admit one wavelength per lightpath end to end. On
-    a 3-node ring with W = 2, the cw arcs 0->2, 1->0 and 2->1 load every segment twice,
-    yet each pair of them overlaps, so they need three wavelengths. Its optimum is
-    therefore a lower bound on the longest transfer time, which is what the
-    ``count-bound`` method reports. SiP-ML's code splits W over 5 parallel rings and
-    omits ``max_hops`` and the transceiver rows; we keep the problem of DESIGN.md §5.3.
-
-    Parameters
-    ----------
-    instance : WavelengthsInstance
-    integer : bool
-        False gives the LP relaxation: the per-fiber flow problem (chords for demanded
-        pairs, capacity W per segment) that the ``mcf`` method rounds.
-    min_rate : float, optional
-        Instead of maximizing ``t``, require ``t >= min_rate`` and minimize the
-        segment-wavelengths used, ``sum of hops * y`` — a min-cost flow around each
-        fiber. With ``min_rate`` the LP optimum of the first model, this gives every
-        pair the counts the best rate needs and no more.
-
-    Returns
-    -------
-    MilpModel
-        ``decode`` gives ``{(src, dst, direction): lightpaths}`` (counts, not a
-        solution); ``bound_from_raw`` maps a bound on ``t`` to seconds (meaningless
-        with ``min_rate``).
-
-    Raises
-    ------
-    InfeasibleInstance
-        When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof.
-    """
+    """SiP-ML's count ILP: lightpaths per pair and direction, no wavelength continuity (the PuLP original)."""
     require_feasible(instance)
     w = instance.wavelengths
     prob = new_problem("wavelength_counts", "max")
@@ -360,43 +245,12 @@ def wavelength_counts(instance: WavelengthsInstance, *, integer: bool = True,
 
 def placement(instance: PlacementInstance, *, upper_bound_s: float | None = None,
           symmetry_breaking: bool | str = "weak") -> MilpModel:
-    """The placement MILP of this module's docstring.
-
-    Parameters
-    ----------
-    instance : PlacementInstance
-    upper_bound_s : float, optional
-        A makespan some feasible solution reaches (a heuristic's); it tightens every
-        bound and big-M. Default: all ops on one GPU in topological order, ``sum c``.
-    symmetry_breaking : bool or "weak"
-        True: the first op on GPU g comes after the first op on GPU g - 1 (one labelling
-        per placement). "weak" (default): only op i may not use a GPU above i, which
-        leaves HiGHS's own symmetry detection room and ran fastest on the benchmark
-        (BENCHMARKS.md). False: none.
-
-    Returns
-    -------
-    MilpModel
-        ``decode`` re-schedules the assignment as early as possible in the order of the
-        MILP's start times (exactly feasible, never later than the MILP's schedule);
-        ``encode`` turns a feasible solution of makespan <= ``upper_bound_s`` into a MIP
-        start; ``bound_from_raw`` turns the scaled dual bound into seconds.
-
-    """
+    """The placement MILP of this module's docstring (the PuLP original)."""
     if symmetry_breaking not in (True, False, "weak"):
         raise ValueError(f"symmetry_breaking = {symmetry_breaking!r}: must be True, False "
                          f"or 'weak'")
     n, k = instance.size, instance.gpus
-    compute = instance.compute
-    head, tail = heads_and_tails(instance)
-    lower = lower_bound(instance)
-    horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
-    horizon = max(horizon, lower) * (1 + _UB_SLACK)
-    unit = horizon if horizon > 0 else 1.0
-    c = compute / unit
-    delay = instance.delay_s / unit
-    start_lo = head / unit
-    start_hi = [max(start_lo[i], (horizon - tail[i] - compute[i]) / unit) for i in range(n)]
+    lower, horizon, unit, c, delay, start_lo, start_hi = scaled_times(instance, upper_bound_s)
 
     prob = new_problem("placement", "min")
     gpus = range(k)
@@ -490,21 +344,7 @@ def placement(instance: PlacementInstance, *, upper_bound_s: float | None = None
 
 
 def topology(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS) -> MilpModel:
-    """The concurrent-flow MILP of a ``topology`` instance.
-
-    Parameters
-    ----------
-    instance : TopologyInstance
-    max_ring_orders : int
-        Enumerate every directed ring of a group while there are at most this many.
-
-    Returns
-    -------
-    MilpModel
-        Objective λ (maximized); ``bound_from_raw`` turns a bound on λ into a lower
-        bound ``t0 / λ`` on the busiest link's time in seconds. ``encode`` maps a
-        solution whose rings are candidates (e.g. ``topoopt``'s) to a MIP start.
-    """
+    """The concurrent-flow MILP of a ``topology`` instance (the PuLP original)."""
     n, d = instance.servers, instance.degree
     t0 = topology_lower_bound(instance)
     unit = instance.link_bytes_per_s * (t0 if t0 > 0 else 1.0)  # bytes per link per t0
@@ -566,30 +406,12 @@ def topology(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDE
                 keep = {(routable or [0])[0]: 1.0}
             total = sum(keep.values())
             rings += [Ring(k, orders[r], v / total) for r, v in keep.items()]
-        demand = instance.traffic + ring_traffic(instance, rings)
-        routes = []
-        for s in range(n):
-            targets = [int(t) for t in np.flatnonzero(demand[s] > 0)]
-            if not targets:
-                continue
-            flow = {(i, j): values[f[s, i, j].name] for i, j in arcs
+        def flow_of(s):
+            return {(i, j): values[f[s, i, j].name] for i, j in arcs
                     if s in sources and j != s and counts[i, j] > 0
                     and values[f[s, i, j].name] > _EPS}
-            sink = {}
-            for v in range(n):
-                net = (sum(a for (i, j), a in flow.items() if j == v)
-                       - sum(a for (i, j), a in flow.items() if i == v))
-                if v != s and net > _EPS:
-                    sink[v] = net
-            found = defaultdict(dict)
-            for path, amount in _decompose(flow, s, sink):
-                found[path[-1]][path] = found[path[-1]].get(path, 0.0) + amount
-            for t in targets:
-                paths = found.get(t) or {tuple(nx.shortest_path(graph, s, t)): 1.0}
-                total = sum(paths.values())
-                routes.append({"src": s, "dst": t,
-                               "paths": [{"nodes": list(p), "fraction": a / total}
-                                         for p, a in sorted(paths.items())]})
+
+        routes = routes_from_flows(instance, graph, rings, flow_of)
         links = [[i, j, int(counts[i, j])] for i, j in pairs if counts[i, j] > 0]
         return TopologySolution(links, [r.to_dict() for r in rings], routes)
 
