@@ -112,13 +112,11 @@ def topoopt(args, out: Path) -> None:
 
 def simai(args, out: Path) -> None:
     from fabricopt.fabrics.models import ElectCluster, ElectFlat, FatTree, SipOcs
+    from fabricopt.fabrics.resolve import SIMAI_EXAMPLES, simai_data_path
     from fabricopt.fabrics.simai import read_simai
 
-    path = Path(args.simai) if args.simai else next(
-        (p / "shared" / "data" / "simai" / "workload_analytical.txt"
-         for p in Path(__file__).resolve().parents
-         if (p / "shared" / "data" / "simai").is_dir()), None)
-    if path is None or not path.exists():
+    path = Path(args.simai) if args.simai else simai_data_path(SIMAI_EXAMPLES["simai-moe"])
+    if not path.exists():
         raise SystemExit("bench_fabrics: the SimAI file was not found; pass --simai PATH")
     start = time.perf_counter()
     w = read_simai(path)
@@ -154,8 +152,8 @@ def simai(args, out: Path) -> None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--section", choices=("sipml", "topoopt", "simai", "all"), default="all")
-    p.add_argument("--simai", default=None, help="the SimAI workload file (default: found "
-                                                 "in shared/data/simai beside the checkout)")
+    p.add_argument("--simai", default=None, help="the SimAI workload file (default: the "
+                                                 "shipped example, simai-moe)")
     p.add_argument("--workloads", default=None, help="comma-separated (default: the section's)")
     p.add_argument("--gpus", type=int, default=1024, help="GPUs of the SiP-ML section")
     p.add_argument("--bandwidths", default=None, help="comma-separated per-node Gbps")

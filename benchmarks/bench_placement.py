@@ -6,11 +6,17 @@ Run from a checkout (the script puts the checkout first on ``sys.path``)::
     python benchmarks/bench_placement.py --speed    # Transformer-scale sipml / sipml-ls
     python benchmarks/bench_placement.py --gap      # 30 random 10-12-op instances
     python benchmarks/bench_placement.py --gap --symmetry   # also the MILP's variants
+    python benchmarks/bench_placement.py --families  # sipml vs the degree-free baseline
+    python benchmarks/bench_placement.py --scaling   # sipml at 20,000 and 100,000 sub-ops
+    python benchmarks/bench_placement.py --kl        # the (k, l) search, every candidate
 
 It prints markdown tables; BENCHMARKS.md (``## placement``) records them.
 
 Speed (issue 3): ``sipml`` places a Transformer-scale balanced graph of at least 20,000
 sub-ops on 64 GPUs in under 2 s; ``sipml-ls`` improves it within a 10 s budget.
+Families (issue 14): on the generator's named families (``generate(family=...)``),
+per seed, ``sipml`` and ``sipml-ls`` against ``unconstrained`` (the degree-free list
+schedule on ``max_peers + 1`` GPUs), relocation counts and ``sipml``'s CPU time.
 Gap: on 30 random 10-12-op instances ``milp`` proves optimality and every heuristic's
 mean and max primal gap ``|p - p*| / max(p, p*)`` to it is reported.
 """
@@ -29,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fabricopt  # noqa: E402
 from fabricopt.heuristics.sipml import balance, sipml  # noqa: E402
 from fabricopt.problems.opgraph import OpGraph  # noqa: E402
-from fabricopt.problems.placement import generate, lower_bound  # noqa: E402
+from fabricopt.problems.placement import FAMILIES, generate, lower_bound  # noqa: E402
 
 HEURISTICS = ["sipml", "sipml-ls", "unconstrained", "round-robin"]
 
@@ -131,13 +137,95 @@ def speed(max_peers=(15, 7), repeats=3, ls_budget_s=10.0):
     print(f"| sub-ops | deps | max_peers | balance s | sipml s (wall / cpu, best of {repeats}) "
           "| sipml makespan ms | sipml-ls s | sipml-ls makespan ms | LS evals | "
           "unconstrained (max_peers+1 GPUs) ms | lower bound ms | "
-          "relocations / moved ops / collapses |")
+          "relocations / moved ops / ring kept |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (n, m, peers, bal, sip, cpu, sip_obj, ls_s, ls_obj, evals, cl, lb, info) in rows:
         print(f"| {n} | {m} | {peers} | {bal:.2f} | {sip:.2f} / {cpu:.2f} | "
               f"{sip_obj * 1e3:.2f} | {ls_s:.1f} | {ls_obj * 1e3:.2f} | {evals} | "
               f"{cl * 1e3:.2f} | {lb * 1e3:.2f} | "
-              f"{info['relocations']} / {info['relocated_ops']} / {info['collapses']} |")
+              f"{info['relocations']} / {info['relocated_ops']} / {info['ring_gpus']} |")
+    print()
+
+
+def families(seeds=4, big_seeds=1, ls_evals=2000, repeats=1):
+    """sipml / unconstrained makespan ratios per family and seed (and sipml-ls's)."""
+    print(f"`generate(seed, family=F)`; ratios are makespans over `unconstrained`'s; sipml "
+          f"CPU s best of {repeats} (rings='search', the default); sipml-ls with "
+          f"max_evals = {ls_evals} ({ls_evals // 4} above 5,000 sub-ops); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    print()
+    print("| family | seed | sub-ops | gpus | max_peers | full ring / unc. | sipml / unc. | "
+          "ring kept | sipml-ls / unc. | relocations | moved ops | max ops on one GPU "
+          "(full ring) | sipml CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    summary = []
+    for name, sizes in FAMILIES.items():
+        rows = []
+        for seed in range(big_seeds if sizes["ops"] > 5000 else seeds):
+            inst = generate(seed, family=name)
+            _, cpu, (sol, info) = _best_of(repeats, lambda: sipml(inst))
+            full, _ = sipml(inst, rings="full")
+            base = fabricopt.solve(inst, "unconstrained").objective
+            ours = fabricopt.solve(inst, "sipml").objective
+            ring = fabricopt.solve(inst, "sipml", rings="full").objective
+            evals = ls_evals if inst.size <= 5000 else ls_evals // 4
+            ls = fabricopt.solve(inst, "sipml-ls", max_evals=evals).objective
+            held = max(list(full.gpu.values()).count(g) for g in range(inst.gpus))
+            rows.append((ring / base, ours / base, ls / base, cpu))
+            print(f"| {name} | {seed} | {inst.size} | {inst.gpus} | {inst.max_peers} | "
+                  f"{ring / base:.3f} | {ours / base:.3f} | {info['ring_gpus']} | "
+                  f"{ls / base:.3f} | {info['relocations']} | {info['relocated_ops']} | "
+                  f"{held} | {cpu:.2f} |", flush=True)
+        summary.append((name, *zip(*rows)))
+    print()
+    print("| family | full ring / unc. mean (max) | sipml / unc. mean (max) | "
+          "sipml-ls / unc. mean (max) | sipml CPU s max |")
+    print("|---|---|---|---|---|")
+    for name, ring, ours, ls, cpu in summary:
+        cells = " | ".join(f"{statistics.mean(x):.3f} ({max(x):.3f})" for x in (ring, ours, ls))
+        print(f"| {name} | {cells} | {max(cpu):.2f} |")
+    print()
+
+
+def scaling(sizes=(20000, 100000), gpus=64, max_peers=15, repeats=3):
+    """sipml's CPU time on generate(0, ops=n, gpus=64, max_peers=15) (issue 15)."""
+    print(f"| sub-ops | gpus | max_peers | sipml CPU s (best of {repeats}) | "
+          "full ring alone CPU s | relocations | ring kept |")
+    print("|---|---|---|---|---|---|---|")
+    for n in sizes:
+        inst = generate(0, ops=n, gpus=gpus, max_peers=max_peers)
+        inst.parents, inst.children, inst.compute_list   # the instance's cached arrays
+        _, cpu, (_, info) = _best_of(repeats, lambda: sipml(inst))
+        _, full_cpu, _ = _best_of(repeats, lambda: sipml(inst, rings="full"))
+        print(f"| {n} | {gpus} | {max_peers} | {cpu:.2f} | {full_cpu:.2f} | "
+              f"{info['relocations']} | {info['ring_gpus']} |", flush=True)
+    print()
+
+
+def parallelism(workloads=("resnet50", "transformer"), gpus=1024, max_k=64, gbps=1024.0):
+    """The (k, l) search of fabrics.search_iteration_time, every candidate shown."""
+    from fabricopt.fabrics import search_iteration_time
+    from fabricopt.fabrics.models import ElectFlat, SipOcs
+
+    print(f"`search_iteration_time(w, fabric, {gpus}, max_k={max_k})`; B = {gbps:.0f} Gbps "
+          "per GPU (SiP-OCS: 16 circuits). Times in ms; 'placed' is the placement's own "
+          "makespan at the link estimate, 'serial' one GPU of the group running every op.")
+    print()
+    print("| workload | fabric | k x l | placed | serial | group estimate (mp_s) | "
+          "iteration | kept |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name in workloads:
+        for fabric in (SipOcs(switches=16, gbps=gbps), ElectFlat(gbps)):
+            priced = []
+            best = search_iteration_time(name, fabric, gpus, max_k=max_k, priced=priced)
+            for t in priced:
+                plan = t.plan
+                serial = sum(c for _, c in plan.ops)
+                placed = plan.result.objective if plan.result is not None else serial
+                mark = "serial" if plan.serial else ""
+                print(f"| {name} | {fabric.label} | {t.k} x {t.l} | {placed * 1e3:.2f} | "
+                      f"{serial * 1e3:.2f} | {t.mp_s * 1e3:.2f} {mark} | {t.total_s * 1e3:.2f} | "
+                      f"{'**best**' if t is best else ''} |", flush=True)
     print()
 
 
@@ -209,9 +297,22 @@ def main(argv=None):
     parser.add_argument("--gap", action="store_true")
     parser.add_argument("--symmetry", action="store_true",
                         help="with --gap: also time the MILP's symmetry-breaking variants")
+    parser.add_argument("--families", action="store_true",
+                        help="sipml against the degree-free baseline on the named families")
+    parser.add_argument("--seeds", type=int, default=4, help="with --families: seeds per family")
+    parser.add_argument("--scaling", action="store_true",
+                        help="sipml's CPU time at 20,000 and 100,000 sub-ops on 64 GPUs")
+    parser.add_argument("--kl", action="store_true",
+                        help="the (k, l) search on ResNet-50 and the Transformer")
     parser.add_argument("--count", type=int, default=30)
     args = parser.parse_args(argv)
-    both = not (args.speed or args.gap)
+    if args.families:
+        families(args.seeds)
+    if args.scaling:
+        scaling()
+    if args.kl:
+        parallelism()
+    both = not (args.speed or args.gap or args.families or args.scaling or args.kl)
     if args.speed or both:
         speed()
     if args.gap or both:

@@ -60,19 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, metavar="FILE")
 
     _add_bench_parser(sub)
+    _add_reproduce_parser(sub)
     p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
                        description="Sweep per-GPU bandwidth for a workload over fabrics, search "
                                    "the best k x l hybrid parallelism at each point, and write "
                                    "PREFIX.md (table), PREFIX.csv and PREFIX.png (plot).")
     p.add_argument("workload", help="resnet50, vgg16, bert-large, transformer, megatron, "
-                                    "gpt3-175b or dlrm")
+                                    "gpt3-175b or dlrm; or a traffic workload: simai-moe, "
+                                    "simai-micro, or the path of an AICB/SimAI file")
     p.add_argument("--gpus", type=int, default=1024, help="nodes (default 1024)")
-    p.add_argument("--bandwidths", default="128,256,512,1024,2048,4096,8192", metavar="GBPS,...",
-                   help="per-node Gbps (default SiP-ML's 128 ... 8192)")
-    p.add_argument("--fabrics", default="elect-flat,elect-cluster-400,sip-ocs,sip-ring",
-                   metavar="NAME,...", help="elect-flat, elect-flat-half, elect-cluster-200, "
-                   "elect-cluster-400, fat-tree, sip-ocs, sip-ring, direct-connect, "
-                   "fat-tree-cost-matched")
+    p.add_argument("--bandwidths", default=None, metavar="GBPS,...",
+                   help="per-node Gbps (default: SiP-ML's 128 ... 8192; with --model simai "
+                        "the SimAI cluster's NIC bandwidth per GPU)")
+    p.add_argument("--fabrics", "--fabric", default=None, metavar="NAME,...",
+                   help="elect-flat, elect-flat-half, elect-cluster-200, elect-cluster-400, "
+                        "fat-tree, sip-ocs, sip-ring, direct-connect, fat-tree-cost-matched; "
+                        "with --model simai also elect-cluster (SimAI's cluster) "
+                        "(default: elect-flat,elect-cluster-400,sip-ocs,sip-ring; "
+                        "with --model simai: elect-cluster)")
+    _add_simai_compare_options(p)
     p.add_argument("--k", default=None, metavar="K,...",
                    help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
     p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
@@ -88,6 +94,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output prefix (default compare-WORKLOAD-GPUS)")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser
+
+
+def _add_simai_compare_options(p) -> None:
+    """``compare``'s options for traffic (SimAI/AICB) workloads."""
+    p.add_argument("--model", choices=("auto", "sipml", "simai"), default="auto",
+                   help="sipml places op graphs (k x l search); simai prices traffic "
+                        "workloads as SimAI-Analytical does (default: by the workload)")
+    p.add_argument("--nvlink-GBps", type=float, default=360.0, metavar="GB/S",
+                   help="simai: NVLink bandwidth per GPU, GB = 2^30 bytes (default 360)")
+    p.add_argument("--nic-GBps", type=float, default=48.5, metavar="GB/S",
+                   help="simai: bandwidth of one NIC (default 48.5)")
+    p.add_argument("--nics-per-server", type=int, default=8, help="simai: default 8")
+    p.add_argument("--gpus-per-server", type=int, default=8, help="simai: default 8")
+    p.add_argument("--mode", choices=("serial", "concurrent"), default="serial",
+                   help="simai: collectives one after another (SimAI) or all at once")
+    p.add_argument("--overlap", default="", metavar="GROUP=R,...",
+                   help="simai: fraction of a group's communication hidden by compute, "
+                        "e.g. DP=0.5,TP=0 (groups DP, DP_EP, TP, EP; default 0)")
+    p.add_argument("--pp-overlap", type=float, default=1.0,
+                   help="simai: the same for pipeline traffic (default 1: none exposed)")
+    p.add_argument("--efficiency", default="simai", metavar="simai|none|DIR",
+                   help="simai: collective efficiency tables (default SimAI's own)")
+    p.add_argument("--time-unit-s", type=float, default=1e-9,
+                   help="simai: seconds per compute tick of the file (default 1e-9)")
+    p.add_argument("--max-hops", type=int, default=None,
+                   help="simai: lightpath reach of sip-ring (default 16)")
+    p.add_argument("--json", action="store_true",
+                   help="simai: print the rows as JSON (files only with --out)")
 
 
 def _add_bench_parser(sub) -> None:
@@ -122,6 +156,31 @@ def _add_bench_parser(sub) -> None:
     r = reports.add_parser("report", help="re-render the report of a results folder")
     r.add_argument("dir", help="a results folder (holding bench.sqlite)")
     r.add_argument("--no-plots", action="store_true", help="write no PNG plots")
+
+
+def _add_reproduce_parser(sub) -> None:
+    p = sub.add_parser("reproduce", help="run a paper's evaluation or a method experiment",
+                       description="Run an experiment's runs through the benchmark runner "
+                                   "(stored in OUT/bench.sqlite as they finish; --resume "
+                                   "goes on after a kill), then write OUT/NAME.md with its "
+                                   "tables, CSV files and PNG figures. "
+                                   "`fabricopt reproduce --list` lists the experiments.")
+    p.add_argument("experiment", nargs="?", default=None, help="sipml, topoopt, crux, ...")
+    p.add_argument("--list", action="store_true", help="list the experiments")
+    p.add_argument("--quick", action="store_true",
+                   help="the small variant (minutes on 2 cores)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="results folder (default: reproduce-results/NAME[-quick])")
+    p.add_argument("--resume", action="store_true", help="skip runs already stored")
+    p.add_argument("--render-only", action="store_true",
+                   help="re-render the section from the stored runs; run nothing")
+    p.add_argument("--update", default=None, metavar="FILE",
+                   help="also write the section into FILE (e.g. BENCHMARKS.md) between "
+                        "this experiment's markers")
+    p.add_argument("--workers", type=int, default=None, metavar="N")
+    p.add_argument("--executor", choices=("process", "dask"), default="process")
+    p.add_argument("--scheduler", default=None, metavar="ADDR")
+    p.add_argument("--no-progress", action="store_true", help="draw no progress bar")
 
 
 def _parse_value(text: str):
@@ -290,6 +349,36 @@ def _cmd_bench(args) -> int:
     return 0
 
 
+def _cmd_reproduce(args) -> int:
+    from .benchmarks import experiments as exp
+
+    if args.list or args.experiment is None:
+        for e in exp.experiments():
+            print(f"{e.name:<10} {e.summary}" + (f"  [{e.paper}]" if e.paper else ""))
+        return 0
+    exp.get_experiment(args.experiment)  # an unknown name is bad input: exit 2
+    if args.render_only:
+        path = exp.render_experiment(args.experiment, args.out, quick=args.quick)
+    else:
+        try:
+            outcome, path = exp.run_experiment(
+                args.experiment, args.out, quick=args.quick, resume=args.resume,
+                workers=args.workers, executor=args.executor, scheduler=args.scheduler,
+                progress=not args.no_progress)
+        except KeyboardInterrupt:
+            print("fabricopt: interrupted; finished runs are stored: add --resume to run "
+                  "only the rest", file=sys.stderr)
+            return 130
+        print(f"{args.experiment}: {outcome.planned} runs, {outcome.skipped} already stored, "
+              f"{outcome.ran} run now, {outcome.failed} failed", file=sys.stderr)
+    print(path.read_text())
+    if args.update:
+        changed = exp.update_document(args.update, args.experiment, path)
+        print(f"{'updated' if changed else 'unchanged'}: {args.update}", file=sys.stderr)
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
 def _numbers(text: str, name: str, kind=float) -> list:
     try:
         return [kind(x) for x in text.split(",") if x.strip()]
@@ -297,10 +386,67 @@ def _numbers(text: str, name: str, kind=float) -> list:
         raise ValueError(f"--{name} = {text!r}: expected comma-separated numbers") from None
 
 
+def _overlap_option(text: str) -> dict:
+    out = {}
+    for item in (t.strip() for t in text.split(",")):
+        if not item:
+            continue
+        group, sep, value = item.partition("=")
+        try:
+            out[group.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"--overlap {item!r}: expected GROUP=FRACTION") from None
+        if not sep:
+            raise ValueError(f"--overlap {item!r}: expected GROUP=FRACTION")
+    return out
+
+
+def _cmd_compare_simai(args, workload) -> int:
+    from .fabrics import comparison as cmp
+    from .fabrics import simai_comparison as scmp
+
+    fabrics = [f.strip() for f in (args.fabrics or "elect-cluster").split(",") if f.strip()]
+    rows = scmp.compare_simai(
+        workload, args.gpus, None if args.bandwidths is None
+        else _numbers(args.bandwidths, "bandwidths"), fabrics,
+        nvlink_GBps=args.nvlink_GBps, nic_GBps=args.nic_GBps,
+        nics_per_server=args.nics_per_server, gpus_per_server=args.gpus_per_server,
+        mode=args.mode, overlap=_overlap_option(args.overlap), pp_overlap=args.pp_overlap,
+        efficiency=args.efficiency, switches=args.switches, degree=args.degree,
+        max_hops=args.max_hops,
+        progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
+    table = scmp.simai_markdown_table(rows)
+    if args.json:
+        print(scmp.simai_rows_json(rows))
+    else:
+        print(table)
+    if args.out or not args.json:
+        prefix = args.out or f"compare-{workload.name}-{args.gpus}"
+        with open(f"{prefix}.md", "w") as f:
+            f.write(table + "\n")
+        scmp.write_simai_csv(rows, f"{prefix}.csv")
+        cmp.plot(rows, f"{prefix}.png")
+        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+    return 0
+
+
 def _cmd_compare(args) -> int:
     from .fabrics import comparison as cmp
+    from .fabrics.resolve import is_traffic_workload, resolve_workload
     from .fabrics.workloads import A100_MEMORY_BYTES
 
+    workload = resolve_workload(args.workload, time_unit_s=args.time_unit_s)
+    traffic = is_traffic_workload(workload)
+    if args.model == "simai" and not traffic:
+        raise ValueError(f"--model simai prices traffic workloads (AICB/SimAI files); "
+                         f"{workload.name} is an op-graph workload: use --model sipml")
+    if args.model == "sipml" and traffic:
+        raise ValueError(f"--model sipml places op graphs; {workload.name} is a traffic "
+                         f"workload (AICB/SimAI): use --model simai")
+    if traffic:
+        return _cmd_compare_simai(args, workload)
+    args.bandwidths = args.bandwidths or "128,256,512,1024,2048,4096,8192"
+    args.fabrics = args.fabrics or "elect-flat,elect-cluster-400,sip-ocs,sip-ring"
     per_node = args.gpus_per_node
     if per_node < 1:
         raise ValueError(f"--gpus-per-node = {per_node}: must be >= 1")
@@ -342,6 +488,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_bench(args)
         if args.command == "compare":
             return _cmd_compare(args)
+        if args.command == "reproduce":
+            return _cmd_reproduce(args)
     except (FabricError, ValueError) as exc:
         print(f"fabricopt: error: {exc}", file=sys.stderr)
         return 2

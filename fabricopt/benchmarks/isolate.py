@@ -48,8 +48,10 @@ _RUNNING: set[int] = set()
 # hard limit's clock starts: a cold `import fabricopt` takes seconds on a loaded machine.
 STARTUP_LIMIT_S = 120.0
 
-# What the forkserver imports once, so that each run's process starts warm.
-_PRELOAD = ["fabricopt.benchmarks.job", "fabricopt.solvers.registry", "highspy", "pulp"]
+# What the forkserver imports once, so that each run's process starts warm
+# (scipy.optimize: the priorities ``exact`` LP imports it on first use, ~1-2 s).
+_PRELOAD = ["fabricopt.benchmarks.job", "fabricopt.solvers.registry", "highspy", "pulp",
+            "scipy.optimize"]
 
 
 @functools.lru_cache(maxsize=1)

@@ -43,8 +43,27 @@ def run_key(suite: str, instance_id: str, instance_hash_: str, method: str, seed
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+class RunIdentity:
+    """What every kind of run derives from its fields: its store key and kill time.
+
+    Needs ``suite``, ``instance_id``, ``instance_hash``, ``method``, ``seed``,
+    ``time_limit_s`` and ``grace_s``.
+    """
+
+    @property
+    def key(self) -> str:
+        return run_key(self.suite, self.instance_id, self.instance_hash, self.method,
+                       self.seed, self.time_limit_s)
+
+    @property
+    def hard_limit_s(self) -> float:
+        """When the run is killed: the time limit plus the grace period."""
+        grace = 5.0 + 0.1 * self.time_limit_s if self.grace_s is None else self.grace_s
+        return self.time_limit_s + grace
+
+
 @dataclass(frozen=True)
-class RunSpec:
+class RunSpec(RunIdentity):
     """Everything a worker needs for one (instance, method) run; plain, picklable data.
 
     Attributes
@@ -82,17 +101,6 @@ class RunSpec:
     instance: dict = field(repr=False)
     plugins: tuple[str, ...] = ()
     grace_s: float | None = None
-
-    @property
-    def key(self) -> str:
-        return run_key(self.suite, self.instance_id, self.instance_hash, self.method,
-                       self.seed, self.time_limit_s)
-
-    @property
-    def hard_limit_s(self) -> float:
-        """When the run is killed: the time limit plus the grace period."""
-        grace = 5.0 + 0.1 * self.time_limit_s if self.grace_s is None else self.grace_s
-        return self.time_limit_s + grace
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -152,7 +160,10 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
     from .. import solve
     from ..problems import instance_from_dict
     from ..solvers.registry import all_methods
+    from .tasks import TaskSpec, execute_task
 
+    if isinstance(spec, TaskSpec):  # a measurement task, not a solve call
+        return {**execute_task(spec, ready), "peak_rss_bytes": peak_rss_bytes()}
     out: dict[str, Any] = {"status": "error", "objective": None, "bound": None, "gap": None,
                            "runtime_s": None, "message": None, "info": {}}
     try:
@@ -190,8 +201,10 @@ def _import_solvers() -> None:
 def _main(argv: list[str]) -> int:
     """``python -m fabricopt.benchmarks.job SPEC RESULT [READY]``: READY is created
     when the method is about to run."""
+    from .tasks import spec_from_dict
+
     spec_path, result_path, *ready_path = argv
-    spec = RunSpec.from_dict(json.loads(Path(spec_path).read_text()))
+    spec = spec_from_dict(json.loads(Path(spec_path).read_text()))
     ready = (lambda: Path(ready_path[0]).touch()) if ready_path else None
     outcome = execute(spec, ready)
     Path(result_path).write_text(json.dumps(outcome))

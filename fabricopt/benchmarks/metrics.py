@@ -8,18 +8,66 @@ Everything here is computed from the store's rows alone (objectives and bounds t
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from ..solvers.result import relative_gap
 
-__all__ = ["SHIFT_S", "shifted_geometric_mean", "sgm_time_s", "BestKnown", "best_known",
-           "primal_gap", "with_primal_gaps", "MethodSummary", "summarize"]
+__all__ = ["ratio", "relative_change", "loglog_slope", "SHIFT_S", "shifted_geometric_mean",
+           "sgm_time_s", "BestKnown", "best_known", "primal_gap", "with_primal_gaps",
+           "MethodSummary", "summarize", "bound_sources"]
 
 #: Shift of the shifted geometric mean runtime, in seconds (as in Mittelmann's benchmarks).
 SHIFT_S = 10.0
 
 _SOLVED = ("optimal", "feasible")
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``; None when either is missing or the denominator is 0.
+
+    The one ratio every report uses (speed-ups, fractions of an optimum).
+
+    Examples
+    --------
+    >>> ratio(3.0, 2.0), ratio(1.0, 0.0), ratio(None, 2.0)
+    (1.5, None, None)
+    """
+    if numerator is None or denominator is None or denominator == 0:
+        return None
+    return numerator / denominator
+
+
+def relative_change(new: float | None, old: float | None) -> float | None:
+    """``new / old - 1`` (+0.10 is 10 % more); None where :func:`ratio` is None.
+
+    Examples
+    --------
+    >>> round(relative_change(1.1, 1.0), 12), relative_change(1.0, None)
+    (0.1, None)
+    """
+    r = ratio(new, old)
+    return None if r is None else r - 1.0
+
+
+def loglog_slope(sizes: Sequence[float], values: Sequence[float | None]) -> float | None:
+    """Least-squares slope of ``log(value)`` on ``log(size)`` over the positive pairs;
+    None with fewer than two distinct sizes.
+
+    Examples
+    --------
+    >>> round(loglog_slope([10, 100, 1000], [1.0, 100.0, 10000.0]), 6)
+    2.0
+    """
+    pairs = [(math.log(s), math.log(v)) for s, v in zip(sizes, values)
+             if v is not None and v > 0 and s > 0]
+    if len({x for x, _ in pairs}) < 2:
+        return None
+    mx = math.fsum(x for x, _ in pairs) / len(pairs)
+    my = math.fsum(y for _, y in pairs) / len(pairs)
+    sxx = math.fsum((x - mx) ** 2 for x, _ in pairs)
+    return math.fsum((x - mx) * (y - my) for x, y in pairs) / sxx
 
 
 def shifted_geometric_mean(values: Iterable[float], shift: float = SHIFT_S) -> float | None:
@@ -132,6 +180,10 @@ class MethodSummary:
         Mean primal–dual gap of the runs whose envelope has one.
     sgm_runtime_s : float
         Shifted geometric mean of :func:`sgm_time_s`, shift :data:`SHIFT_S`.
+    bound_sources : str
+        The bounds behind those gaps (``info["bound_source"]``) with their run counts,
+        most frequent first, e.g. ``"degree-fan 5, milp-dual 2"``; runs that name none
+        (stored before bounds were named) are left out.
     """
 
     suite: str
@@ -145,10 +197,29 @@ class MethodSummary:
     max_gap: float | None
     mean_pd_gap: float | None
     sgm_runtime_s: float
+    bound_sources: str = ""
 
 
 def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
+
+
+def bound_sources(runs: Sequence[dict[str, Any]]) -> str:
+    """Which bounds the runs with a primal–dual gap report, with counts, most used first.
+
+    Examples
+    --------
+    >>> rows = [{"gap": 0.1, "status": "feasible", "info": {"bound_source": "load"}},
+    ...         {"gap": 0.0, "status": "optimal", "info": {"bound_source": "optimal"}},
+    ...         {"gap": 0.2, "status": "feasible", "info": {"bound_source": "load"}}]
+    >>> bound_sources(rows)
+    'load 2, optimal 1'
+    """
+    counts = Counter(source for r in runs
+                     if r["gap"] is not None and r["status"] != "error"
+                     and (source := (r.get("info") or {}).get("bound_source")))
+    return ", ".join(f"{name} {n}" for name, n in
+                     sorted(counts.items(), key=lambda item: (-item[1], item[0])))
 
 
 def with_primal_gaps(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -182,5 +253,5 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[MethodSummary]:
             sum(r["status"] in _SOLVED for r in runs),
             sum(r["status"] == "error" for r in runs),
             _mean(gaps), max(gaps) if gaps else None, _mean(pd),
-            shifted_geometric_mean(sgm_time_s(r) for r in runs)))
+            shifted_geometric_mean(sgm_time_s(r) for r in runs), bound_sources(runs)))
     return out

@@ -21,7 +21,7 @@ from .store import COLUMNS, Store
 __all__ = ["markdown_tables", "write_report", "ReportFiles"]
 
 _HEADER = ("method", "instances", "optimal", "feasible", "errors", "mean gap", "max gap",
-           "mean PD gap", "sgm runtime (s)")
+           "mean PD gap (bound: runs)", "sgm runtime (s)")
 
 
 def _pct(x: float | None) -> str:
@@ -36,8 +36,11 @@ def _table(lines: Sequence[MethodSummary]) -> list[str]:
     out = ["| " + " | ".join(_HEADER) + " |",
            "|" + "|".join(["---"] + ["---:"] * (len(_HEADER) - 1)) + "|"]
     for s in lines:
+        pd_gap = _pct(s.mean_pd_gap)
+        if s.bound_sources and s.mean_pd_gap is not None:
+            pd_gap += f" ({s.bound_sources})"
         cells = (s.method, s.instances, s.optimal, s.feasible, s.errors, _pct(s.mean_gap),
-                 _pct(s.max_gap), _pct(s.mean_pd_gap), _secs(s.sgm_runtime_s))
+                 _pct(s.max_gap), pd_gap, _secs(s.sgm_runtime_s))
         out.append("| " + " | ".join(str(c) for c in cells) + " |")
     return out
 
@@ -54,13 +57,14 @@ def markdown_tables(summaries: Sequence[MethodSummary], *, level: int = 3) -> st
 
     Examples
     --------
-    >>> s = MethodSummary("quick", "circuits", "greedy", 3, 0, 3, 0, 0.1, 0.25, None, 0.004)
+    >>> s = MethodSummary("quick", "circuits", "greedy", 3, 0, 3, 0, 0.1, 0.25, 0.02, 0.004,
+    ...                   "port-load 3")
     >>> print(markdown_tables([s]))
     ### quick: circuits
     <BLANKLINE>
-    | method | instances | optimal | feasible | errors | mean gap | max gap | mean PD gap | sgm runtime (s) |
+    | method | instances | optimal | feasible | errors | mean gap | max gap | mean PD gap (bound: runs) | sgm runtime (s) |
     |---|---:|---:|---:|---:|---:|---:|---:|---:|
-    | greedy | 3 | 0 | 3 | 0 | 10.00 % | 25.00 % | - | 0.004 |
+    | greedy | 3 | 0 | 3 | 0 | 10.00 % | 25.00 % | 2.00 % (port-load 3) | 0.004 |
     """
     parts = []
     for (suite, kind), lines in _groups(summaries).items():
@@ -70,7 +74,9 @@ def markdown_tables(summaries: Sequence[MethodSummary], *, level: int = 3) -> st
 
 _NOTES = (f"Gaps are relative, |a - b| / max(|a|, |b|). *gap*: primal gap to the best "
           f"objective any run in this database found for the instance. *PD gap*: the run's "
-          f"own primal–dual gap, where it reports a bound. *optimal*: proven optimal; "
+          f"own primal–dual gap, where it reports a bound; in brackets, the bound each run "
+          f"reports (`info.bound_source`: the argument, `optimal` for a proof) and how many "
+          f"runs. *optimal*: proven optimal; "
           f"*feasible*: a checked feasible solution (optimal included); *errors*: the method "
           f"raised, returned an infeasible answer, or was killed at the hard limit. "
           f"*sgm runtime*: shifted geometric mean, shift {SHIFT_S:g} s, runs capped at the "

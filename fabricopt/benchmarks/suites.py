@@ -54,6 +54,8 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("small", {"gpus": 16, "switches": 4}, (0, 1, 2), ALL, 10.0),
             ("medium", {"gpus": 32, "switches": 8}, (0, 1, 2), ALL, 10.0),
             ("large", {"gpus": 64, "switches": 8}, (0, 1), ALL, 10.0),
+            # Heavy-tailed (hot-pair) sizes; greedy stays optimal (its Notes prove it).
+            ("skewed", {"gpus": 16, "switches": 4, "skew": 3.0}, (0, 1, 2), ALL, 10.0),
         ],
         # SiP-ML §5 / App. A.2: N = 1024 GPUs, Q = 16 OCSes by default (the artifact's
         # run_ocs.sh uses 20), B = 8 Tbps per GPU split over the Q circuits. The MILP
@@ -63,6 +65,8 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
              (0, 1, 2), ("exact", "greedy"), 600.0),
             ("sipml-n1024-q20", {"gpus": 1024, "switches": 20, "circuit_gbps": 409.6},
              (0, 1, 2), ("exact", "greedy"), 600.0),
+            ("sipml-n1024-q16-skewed", {"gpus": 1024, "switches": 16, "circuit_gbps": 512.0,
+                                        "skew": 3.0}, (0,), ("exact", "greedy"), 600.0),
         ],
         "scale": [
             ("n16-q4", {"gpus": 16, "switches": 4}, (0, 1), ALL, 60.0),
@@ -82,12 +86,18 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("medium", {"ops": 40, "gpus": 8, "max_peers": 3}, (0, 1), ALL, 10.0),
             ("large", {"ops": 2000, "gpus": 32, "max_peers": 7}, (0,),
              ("sipml", "sipml-ls", "unconstrained", "round-robin"), 30.0),
+            # issue 14's family: 500 sub-ops, 16 GPUs, 3 peers (problems.placement.FAMILIES)
+            ("k16-p3", {"family": "k16-p3"}, (0, 1, 2, 3),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 30.0),
         ],
         # SiP-ML §3.2 / §5: k-way model parallelism with D - 1 = 15 MP peers on 64 GPUs;
         # the balanced Transformer graph has > 20k sub-ops (issue #3's speed target).
         "paper": [
             ("sipml-k64-d16", {"ops": 20000, "gpus": 64, "max_peers": 15}, (0,),
              ("sipml", "sipml-ls", "unconstrained", "round-robin"), 120.0),
+            # issue 14's family: 2,000 sub-ops, 32 GPUs, D = 8 (problems.placement.FAMILIES)
+            ("k32-p7", {"family": "k32-p7"}, (0, 1, 2, 3),
+             ("sipml", "sipml-ls", "unconstrained", "round-robin"), 60.0),
         ],
         "scale": [
             ("o10-k4", {"ops": 10, "gpus": 4, "max_peers": 1}, (0, 1), ALL, 60.0),
@@ -110,7 +120,7 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
         # minute of each job arrival on clusters of ~2,000 jobs (issue #6's target).
         "paper": [
             ("crux-j2000-k8", {"jobs": 2000, "levels": 8}, (0, 1, 2),
-             ("crux", "sincronia", "varys"), 300.0),
+             ("exact", "crux", "sincronia", "varys"), 300.0),
         ],
         "scale": [
             ("j20-k4", {"jobs": 20, "levels": 4}, (0, 1), ALL, 60.0),
@@ -118,9 +128,9 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("j500-k8", {"jobs": 500, "levels": 8}, (0, 1), ALL, 60.0),
             ("j2000-k8", {"jobs": 2000, "levels": 8}, (0, 1), ALL, 60.0),
             # The priorities MILP stays fast (5,000 jobs proved optimal in ~5 s here): this
-            # row only measures the heuristics at the largest size.
-            ("j5000-k8", {"jobs": 5000, "levels": 8}, (0, 1), ("crux", "sincronia", "varys"),
-             60.0),
+            # row measures the exact LP and the heuristics at the largest size.
+            ("j5000-k8", {"jobs": 5000, "levels": 8}, (0, 1),
+             ("exact", "crux", "sincronia", "varys"), 60.0),
         ],
     },
     "crux": {
@@ -148,6 +158,9 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("medium", {"nodes": 32, "wavelengths": 8, "max_hops": 8}, (0, 1), ALL, 10.0),
             ("large", {"nodes": 128, "wavelengths": 64, "max_hops": 16}, (0,),
              ("mcf", "greedy"), 10.0),
+            # High load with max_hops binding: the heuristics' gaps to the optimum show.
+            ("long-reach", {"nodes": 16, "wavelengths": 8, "max_hops": 6, "mp_peers": 4,
+                            "family": "long-reach"}, (0, 1, 2, 3), ALL, 30.0),
         ],
         # SiP-ML §3.3 / artifact run_ring.sh: N = 1024, W in {20..320} x 25 Gbps, 16 hops;
         # issue #4's speed target is 128 nodes, W = 64.
@@ -156,6 +169,9 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
              ("mcf", "greedy"), 600.0),
             ("sipml-n1024-w80", {"nodes": 1024, "wavelengths": 80, "max_hops": 16}, (0,),
              ("mcf", "greedy"), 600.0),
+            ("long-reach-n32-w16", {"nodes": 32, "wavelengths": 16, "max_hops": 8,
+                                    "mp_peers": 4, "family": "long-reach"}, (0, 1, 2), ALL,
+             120.0),
         ],
         "scale": [
             ("n10-w4", {"nodes": 10, "wavelengths": 4, "max_hops": 4}, (0, 1), ALL, 60.0),
@@ -174,11 +190,27 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
             ("s6-d4", {"servers": 6, "degree": 4}, (0, 1, 2), ALL, 10.0),
             ("s8-mp", {"servers": 8, "degree": 3, "mp_peers": 4, "mp_bytes": 5e8}, (0,),
              ALL, 30.0),
+            # Families where a ring is not optimal by construction (issue 14): dense
+            # all-to-all MP traffic, several groups at degree 2 (the optimum above the
+            # cheap bound), and 32 servers with MP traffic, past the MILP's reach.
+            ("a2a-s6-d3", {"servers": 6, "degree": 3, "mp_peers": 5, "mp_bytes": 5e8},
+             (0, 1, 2), ALL, 30.0),
+            ("a2a-s6-d2", {"servers": 6, "degree": 2, "mp_peers": 5, "mp_bytes": 3e8},
+             (0, 1, 2), ALL, 30.0),
+            ("groups-s6-d2", {"servers": 6, "degree": 2, "groups": 3, "mp_peers": 5,
+                              "mp_bytes": 1e8}, (0, 1, 2), ALL, 30.0),
+            ("s32-d4-mp", {"servers": 32, "degree": 4, "groups": 3, "mp_peers": 4}, (0, 1),
+             ("topoopt", "ring", "random-regular", "ocs-reconfig"), 30.0),
         ],
         # TopoOpt §6: 128 servers, degree 8 (issue #5's speed target); the MILP cannot
         # be built at that size.
         "paper": [
             ("topoopt-s128-d8", {"servers": 128, "degree": 8, "groups": 1, "mp_peers": 4},
+             (0, 1, 2), ("topoopt", "ring", "random-regular", "ocs-reconfig"), 300.0),
+            ("a2a-s32-d8", {"servers": 32, "degree": 8, "groups": 2, "mp_peers": 31,
+                            "mp_bytes": 1e8}, (0, 1, 2),
+             ("topoopt", "ring", "random-regular", "ocs-reconfig"), 300.0),
+            ("groups-s64-d4", {"servers": 64, "degree": 4, "groups": 4, "mp_peers": 4},
              (0, 1, 2), ("topoopt", "ring", "random-regular", "ocs-reconfig"), 300.0),
         ],
         "scale": [

@@ -6,6 +6,9 @@
 - :mod:`~fabricopt.fabrics.models`: Elect-Flat, Elect-Cluster, Fat-tree, SiP-OCS,
   SiP-Ring, direct-connect — communication time and $ cost.
 - :mod:`~fabricopt.fabrics.iteration`: the iteration-time model.
+- :mod:`~fabricopt.fabrics.simai_iteration`: iteration time of traffic (SimAI) workloads,
+  with :mod:`~fabricopt.fabrics.simai_efficiency` (SimAI's efficiency tables) and
+  :mod:`~fabricopt.fabrics.resolve` (one name space for both kinds of workload).
 - :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
 
 Examples
@@ -21,7 +24,10 @@ from .iteration import IterationTime, Plan, iteration_time, place, search_iterat
 from .models import (Allocation, DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree,
                      SipOcs, SipRing, cost_matched_fat_tree)
 from .prices import DEFAULT_PRICES, Prices
+from .resolve import resolve_workload
 from .simai import SimAIWorkload, read_simai
+from .simai_efficiency import read_efficiency, simai_efficiency
+from .simai_iteration import SimAIIterationTime, simai_cluster, simai_iteration_time
 from .traffic import AllReduce, Traffic, hybrid_traffic, port_bound_s
 from .workloads import WORKLOADS, Workload, get_workload
 
@@ -30,4 +36,5 @@ __all__ = ["compare", "make_fabric", "FABRIC_NAMES", "iteration_time", "search_i
            "ElectCluster", "FatTree", "SipOcs", "SipRing", "DirectConnect",
            "cost_matched_fat_tree", "Prices", "DEFAULT_PRICES", "read_simai", "SimAIWorkload",
            "Traffic", "AllReduce", "hybrid_traffic", "port_bound_s", "Workload", "WORKLOADS",
-           "get_workload"]
+           "get_workload", "resolve_workload", "simai_iteration_time", "simai_cluster",
+           "SimAIIterationTime", "simai_efficiency", "read_efficiency"]

@@ -29,7 +29,7 @@ from .iteration import DEFAULT_TAU_S, search_iteration_time
 from .models import (DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree, SipOcs, SipRing,
                      cost_matched_fat_tree)
 from .prices import DEFAULT_PRICES, Prices
-from .workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS, get_workload
+from .workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS
 
 __all__ = ["FABRIC_NAMES", "SIPML_BANDWIDTHS", "make_fabric", "Row", "compare", "markdown_table",
            "write_csv", "plot"]
@@ -110,8 +110,12 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
             *, k_values=None, max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
             gpu_flops: float = DEFAULT_GPU_FLOPS, memory_bytes: float | None = A100_MEMORY_BYTES,
             switches: int = 16, degree: int = 4, prices: Prices = DEFAULT_PRICES, seed: int = 0,
-            progress: Callable[[str], None] | None = None) -> list[Row]:
+            progress: Callable[[str], None] | None = None, **traffic_options) -> list[Row]:
     """Sweep per-node bandwidth for ``workload`` on ``gpus`` nodes over ``fabrics``.
+
+    A traffic workload (SimAI/AICB file, path or example name) is handed to
+    :func:`~fabricopt.fabrics.simai_comparison.compare_simai` with ``traffic_options``
+    and returns its rows (:class:`~fabricopt.fabrics.simai_comparison.SimAIRow`).
 
     At each bandwidth, every fabric gets its best (k, l) by
     :func:`~fabricopt.fabrics.iteration.search_iteration_time` with its own placement
@@ -122,7 +126,7 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
 
     Parameters
     ----------
-    workload : str or Workload
+    workload : str, Workload, SimAIWorkload or path
     gpus : int
         Nodes (GPUs, or servers modelled as one big GPU via ``gpu_flops``).
     bandwidths : sequence of float
@@ -154,7 +158,14 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     >>> rows[1].iteration_s < rows[0].iteration_s
     True
     """
-    workload = get_workload(workload) if isinstance(workload, str) else workload
+    from .resolve import is_traffic_workload, reject_traffic_options, resolve_workload
+    from .simai_comparison import compare_simai
+
+    workload = resolve_workload(workload)
+    if is_traffic_workload(workload):
+        return compare_simai(workload, gpus, bandwidths, fabrics, switches=switches,
+                             degree=degree, prices=prices, progress=progress, **traffic_options)
+    reject_traffic_options(workload, traffic_options)
     gpus = as_int("gpus", gpus, minimum=1)
     names = list(fabrics)
     for name in names:

@@ -59,7 +59,8 @@ from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                         TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
 __all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
-           "iteration_time", "search_iteration_time", "DEFAULT_TAU_S", "data_parallel_degrees"]
+           "iteration_time", "search_iteration_time", "serial_plan", "DEFAULT_TAU_S",
+           "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
 DEFAULT_TAU_S = 10e-6
@@ -88,6 +89,8 @@ class Plan:
         The placement method (None for k = 1).
     result : Result or None
         The placement solve's result.
+    serial : bool
+        Whether one GPU of each group runs every op (:func:`serial_plan`).
     """
 
     workload: str
@@ -102,6 +105,7 @@ class Plan:
     method: str | None = None
     result: Any = None
     max_peers: int | None = None
+    serial: bool = False
 
     @property
     def gpus(self) -> int:
@@ -243,8 +247,18 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(), method=method,
-                               result=result, max_peers=max_peers)
+    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(),
+                               method=method, result=result, max_peers=max_peers)
+
+
+def serial_plan(plan: Plan) -> Plan:
+    """``plan`` with GPU 0 of each group running every op back to back (in the plan's
+    order), the other GPUs idle: no model-parallel traffic, GPU 0 holds the model."""
+    params = np.zeros(plan.k)
+    params[0] = plan.params_bytes.sum()
+    return Plan(plan.workload, plan.k, plan.l, plan.graph, plan.ops, plan.deps,
+                {o: 0 for o in plan.gpu}, np.zeros((plan.k, plan.k)), params, plan.method,
+                plan.result, plan.max_peers, serial=True)
 
 
 def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
@@ -350,16 +364,26 @@ def _check_memory(plan: Plan, memory_bytes: float | None) -> None:
             f"{memory_bytes / 1e9:.0f} GB")
 
 
-def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
-                   tau_s: float = DEFAULT_TAU_S, gpu_flops: float = DEFAULT_GPU_FLOPS,
+def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
+                   l: int | None = None, *, tau_s: float = DEFAULT_TAU_S,
+                   gpu_flops: float = DEFAULT_GPU_FLOPS,
                    memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
-                   seed: int = 0) -> IterationTime:
+                   seed: int = 0, serial_fallback: bool = True, **traffic_options):
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
+
+    A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.SimAIWorkload`,
+    its file path, or ``simai-moe`` / ``simai-micro``) carries its own parallelism:
+    give no k, l; it is priced by
+    :func:`~fabricopt.fabrics.simai_iteration.simai_iteration_time`, which takes
+    ``traffic_options`` (``mode``, ``overlap``, ``efficiency``, ...) and returns a
+    :class:`~fabricopt.fabrics.simai_iteration.SimAIIterationTime`.
 
     Parameters
     ----------
-    workload : Workload or str
-        A workload or the name of one in :data:`~fabricopt.fabrics.workloads.WORKLOADS`.
+    workload : Workload, SimAIWorkload, str or path
+        A workload, the name of one in :data:`~fabricopt.fabrics.workloads.WORKLOADS`
+        or of a shipped SimAI example, or the path of an AICB/SimAI file
+        (:func:`~fabricopt.fabrics.resolve.resolve_workload`).
     fabric : Fabric
     gpus, k, l : int
         GPU count and the model- and data-parallel degrees, ``gpus == k * l``.
@@ -371,6 +395,10 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
     plan : Plan, optional
         A placement to reuse (from :func:`place`), e.g. to price one placement on
         several fabrics; it must be for the same workload, k and l.
+    serial_fallback : bool
+        Also price :func:`serial_plan` (when it fits in memory) and keep the faster, so
+        that a group never does worse than one of its GPUs running every op: the
+        earliest-available rule ignores transfers and can split a chain across GPUs.
 
     Returns
     -------
@@ -392,8 +420,23 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
     >>> t = iteration_time("resnet50", ElectFlat(800.0), gpus=8, k=1, l=8)
     >>> t.total_s == t.compute_s + t.allreduce_s
     True
+    >>> iteration_time("simai-micro", ElectFlat(800.0), gpus=8).bubble_s
+    0.0
     """
-    workload = get_workload(workload) if isinstance(workload, str) else workload
+    from .resolve import is_traffic_workload, reject_traffic_options, resolve_workload
+    from .simai_iteration import simai_iteration_time
+
+    workload = resolve_workload(workload)
+    if is_traffic_workload(workload):
+        for name, value in (("k", k), ("l", l), ("plan", plan)):
+            if value is not None:
+                fail(name, value, "a traffic workload (SimAI/AICB) carries its own "
+                                  "parallelism: give no k, l or plan")
+        return simai_iteration_time(workload, fabric, gpus, **traffic_options)
+    reject_traffic_options(workload, traffic_options)
+    if k is None or l is None:
+        fail("k" if k is None else "l", None, f"{workload.name} is an op-graph workload: give "
+                                             f"k and l (or use search_iteration_time)")
     gpus, k, l = (as_int(n, v, minimum=1) for n, v in (("gpus", gpus), ("k", k), ("l", l)))
     if gpus != k * l:
         fail("gpus", gpus, f"must equal k * l = {k} * {l}")
@@ -404,9 +447,21 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int, l: int, *,
         fail("plan", f"{plan.workload} k={plan.k} l={plan.l}",
              f"is not a placement of {workload.name} with k = {k}, l = {l}")
     _check_memory(plan, memory_bytes)
+    best = _price(plan, fabric)
+    if serial_fallback and k > 1 and not plan.serial:
+        alone = serial_plan(plan)
+        if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
+            other = _price(alone, fabric)
+            if other.total_s < best.total_s:
+                best = other
+    return best
+
+
+def _price(plan: Plan, fabric: Fabric) -> IterationTime:
+    """Steps 2 and 3 of the model for a placed job."""
     allocation = fabric.allocate(plan.traffic())
     compute_s = _critical_path_s(plan, None)
-    mp_s = _critical_path_s(plan, allocation.pair_gbps) if k > 1 else compute_s
+    mp_s = _critical_path_s(plan, allocation.pair_gbps) if plan.k > 1 else compute_s
     allreduce_s = allocation.allreduce_s()
     total = max(mp_s + allreduce_s, allocation.comm_time_s)
     return IterationTime(total, compute_s, mp_s, allreduce_s, allocation.comm_time_s,

@@ -33,8 +33,8 @@ gradients, backward.
 References
 ----------
 .. [1] aliyun/SimAI, ``astra-sim-alibabacloud/astra-sim/workload/Workload.cc``, and
-   aliyun/aicb (the generator); the example files are Apache-2.0 (see
-   ../shared/data/simai/LICENSE and SOURCE.md).
+   aliyun/aicb (the generator); the example files ship as package data,
+   Apache-2.0 (``fabricopt/fabrics/data/simai/LICENSE`` and ``SOURCE.md``).
 .. [2] D. Narayanan et al., "Efficient Large-Scale Language Model Training on GPU
    Clusters Using Megatron-LM", SC 2021, §2.2 (interleaved pipeline stages).
 """
@@ -53,7 +53,7 @@ from ..problems._validate import as_float, as_int, fail
 from .traffic import Traffic
 
 __all__ = ["Collective", "SimAILayer", "SimAIWorkload", "SparseTraffic", "read_simai",
-           "parse_simai", "PHASES", "GROUPS"]
+           "parse_simai", "member_bytes", "PHASES", "GROUPS"]
 
 PHASES = ("fwd", "ig", "wg")
 #: The communication groups, in the order the traffic reports them.
@@ -72,6 +72,23 @@ class Collective:
     op: str
     group: str
     bytes: int
+
+
+def member_bytes(op: str, members: int, nbytes: float) -> tuple[str, float]:
+    """How one member of a ``members``-GPU collective ``op`` of ``nbytes`` sends:
+    (``ring``, bytes to its successor) or (``alltoall``, bytes to each other member).
+
+    Examples
+    --------
+    >>> member_bytes("ALLREDUCE", 4, 100.0), member_bytes("ALLTOALL", 4, 100.0)
+    (('ring', 150.0), ('alltoall', 25.0))
+    >>> member_bytes("ALLGATHER", 1, 100.0)
+    ('ring', 0.0)
+    """
+    if op == "ALLTOALL":
+        return "alltoall", (nbytes / members if members > 1 else 0.0)
+    factor = 2.0 if op == "ALLREDUCE" else 1.0
+    return "ring", factor * (members - 1) / members * nbytes
 
 
 @dataclass(frozen=True)
@@ -190,12 +207,15 @@ class SimAIWorkload:
     layers : tuple of SimAILayer
     time_unit_s : float
         Seconds per compute tick.
+    name : str
+        What tables and plots call it (:func:`read_simai`: the file's stem).
     """
 
     policy: str
     header: Mapping[str, Any]
     layers: tuple
     time_unit_s: float = 1e-9
+    name: str = "simai"
 
     def _get(self, key: str, default: int = 1) -> int:
         return int(self.header.get(key, default))
@@ -285,20 +305,16 @@ class SimAIWorkload:
                 "DP_EP": experts.transpose(0, 2, 3, 1).reshape(-1, dp // ep),
                 "PP": ranks.transpose(1, 2, 0).reshape(-1, pp)}
 
-    def per_member_bytes(self, gpus: int) -> dict[str, dict[str, float]]:
+    def per_member_bytes(self, gpus: int, collectives=None) -> dict[str, dict[str, float]]:
         """Bytes one member sends per iteration, by group kind: ``ring`` (to its ring
-        successor) and ``alltoall`` (to each other member)."""
+        successor) and ``alltoall`` (to each other member); of ``collectives`` (default
+        all of :meth:`collectives`)."""
         size = self.group_sizes(gpus)
         out = {g: {"ring": 0.0, "alltoall": 0.0} for g in GROUPS}
-        for c in self.collectives():
-            g = size[c.group]
-            if g < 2:
-                continue
-            if c.op == "ALLTOALL":
-                out[c.group]["alltoall"] += c.bytes / g
-            else:
-                factor = 2.0 if c.op == "ALLREDUCE" else 1.0
-                out[c.group]["ring"] += factor * (g - 1) / g * c.bytes
+        for c in self.collectives() if collectives is None else collectives:
+            shape, nbytes = member_bytes(c.op, size[c.group], c.bytes)
+            if nbytes > 0:
+                out[c.group][shape] += nbytes
         return out
 
     def pipeline_crossings(self) -> np.ndarray:
@@ -306,8 +322,61 @@ class SimAIWorkload:
         pp, stages = self.pp, self.pp * self.vpp
         return np.bincount(np.arange(stages - 1) % pp, minlength=pp) if pp > 1 else np.zeros(1)
 
-    def traffic(self, gpus: int) -> SparseTraffic:
+    def pattern(self, gpus: int, kind: str, shape: str, member_bytes: float = 1.0) -> SparseTraffic:
+        """One collective shape run at once by every group of ``kind`` on ``gpus`` GPUs.
+
+        ``shape`` is ``ring`` (each member sends ``member_bytes`` to its ring successor,
+        in member order) or ``alltoall`` (each member sends ``member_bytes`` to every
+        other member). Groups of one member send nothing.
+
+        Examples
+        --------
+        >>> w = parse_simai("MICRO model_parallel_NPU_group: 2 ep: 1 pp: 1\\n0\\n")
+        >>> w.pattern(4, "TP", "ring", 5.0).to_dense().tolist()[0]
+        [0.0, 5.0, 0.0, 0.0]
+        """
+        if kind not in GROUPS[:-1]:
+            fail("kind", kind, f"must be one of {', '.join(GROUPS[:-1])}")
+        if shape not in ("ring", "alltoall"):
+            fail("shape", shape, "must be 'ring' or 'alltoall'")
+        members = self.groups(gpus)[kind]
+        size = members.shape[1]
+        shifts = [] if size < 2 or member_bytes <= 0 else (
+            [1] if shape == "ring" else list(range(1, size)))
+        src = [members.ravel()] * len(shifts)
+        dst = [np.roll(members, -shift, axis=1).ravel() for shift in shifts]
+        if not shifts:
+            return SparseTraffic.from_pairs(gpus, [], [], [])
+        return SparseTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
+                                        np.full(members.size * len(shifts), float(member_bytes)))
+
+    def pipeline_traffic(self, gpus: int, scale: float = 1.0) -> SparseTraffic:
+        """The pipeline-parallel bytes of one iteration (times ``scale``): ``GA * pp_comm``
+        per virtual-stage boundary, forward as activations and backward as gradients."""
+        groups = self.groups(gpus)
+        if self.pp < 2 or self.pp_comm_bytes <= 0 or scale <= 0:
+            return SparseTraffic.from_pairs(gpus, [], [], [])
+        stages = groups["PP"]
+        per_boundary = self.ga * self.pp_comm_bytes * scale
+        crossings = self.pipeline_crossings()
+        src, dst, nbytes = [], [], []
+        for s in range(self.pp):
+            if crossings[s]:
+                a, b = stages[:, s], stages[:, (s + 1) % self.pp]
+                sent = np.full(len(a), crossings[s] * per_boundary, dtype=float)
+                src += [a, b]          # activations forward, gradients backward
+                dst += [b, a]
+                nbytes += [sent, sent]
+        return SparseTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
+                                        np.concatenate(nbytes))
+
+    def traffic(self, gpus: int, *, per_member: Mapping | None = None,
+                pipeline_scale: float = 1.0) -> SparseTraffic:
         """Per-iteration GPU-to-GPU bytes of the whole job on ``gpus`` GPUs.
+
+        ``per_member`` (default :meth:`per_member_bytes`) gives, per group kind, the
+        ``ring`` and ``alltoall`` bytes one member sends; ``pipeline_scale`` scales the
+        pipeline bytes (0 leaves them out).
 
         Examples
         --------
@@ -316,43 +385,17 @@ class SimAIWorkload:
         >>> w.traffic(2).to_dense().tolist()
         [[0.0, 100.0], [100.0, 0.0]]
         """
-        groups = self.groups(gpus)
-        per_member = self.per_member_bytes(gpus)
-        src, dst, nbytes = [], [], []
-        for kind in ("TP", "DP", "EP", "DP_EP"):
-            members = groups[kind]
-            size = members.shape[1]
-            if size < 2:
-                continue
-            ring = per_member[kind]["ring"]
-            if ring > 0:
-                src.append(members.ravel())
-                dst.append(np.roll(members, -1, axis=1).ravel())
-                nbytes.append(np.full(members.size, ring))
-            a2a = per_member[kind]["alltoall"]
-            if a2a > 0:
-                for shift in range(1, size):
-                    src.append(members.ravel())
-                    dst.append(np.roll(members, -shift, axis=1).ravel())
-                    nbytes.append(np.full(members.size, a2a))
-        if self.pp > 1 and self.pp_comm_bytes > 0:
-            stages = groups["PP"]
-            per_boundary = self.ga * self.pp_comm_bytes
-            crossings = self.pipeline_crossings()
-            for s in range(self.pp):
-                if crossings[s]:
-                    a, b = stages[:, s], stages[:, (s + 1) % self.pp]
-                    sent = np.full(len(a), crossings[s] * per_boundary, dtype=float)
-                    src += [a, b]          # activations forward, gradients backward
-                    dst += [b, a]
-                    nbytes += [sent, sent]
-        if not src:
-            return SparseTraffic.from_pairs(gpus, [], [], [])
-        return SparseTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
-                                        np.concatenate(nbytes))
+        per_member = self.per_member_bytes(gpus) if per_member is None else per_member
+        parts = [self.pattern(gpus, kind, shape, per_member[kind][shape])
+                 for kind in ("TP", "DP", "EP", "DP_EP") if kind in per_member
+                 for shape in ("ring", "alltoall") if per_member[kind].get(shape, 0) > 0]
+        parts.append(self.pipeline_traffic(gpus, pipeline_scale))
+        return SparseTraffic.from_pairs(gpus, np.concatenate([p.src for p in parts]),
+                                        np.concatenate([p.dst for p in parts]),
+                                        np.concatenate([p.bytes for p in parts]))
 
 
-def parse_simai(text: str, *, time_unit_s: float = 1e-9) -> SimAIWorkload:
+def parse_simai(text: str, *, time_unit_s: float = 1e-9, name: str = "simai") -> SimAIWorkload:
     """Parse the text of an AICB / SimAI workload file.
 
     Raises
@@ -382,7 +425,7 @@ def parse_simai(text: str, *, time_unit_s: float = 1e-9) -> SimAIWorkload:
             _parse_comm(f[i], phase, f"{where} {phase}_comm")
         layers.append(SimAILayer(f[0], ints[1], (ints[2], ints[5], ints[8]), (f[3], f[6], f[9]),
                                  (ints[4], ints[7], ints[10]), ints[11]))
-    return SimAIWorkload(policy, header, tuple(layers), time_unit_s)
+    return SimAIWorkload(policy, header, tuple(layers), time_unit_s, str(name))
 
 
 def read_simai(path, *, time_unit_s: float = 1e-9) -> SimAIWorkload:
@@ -391,4 +434,4 @@ def read_simai(path, *, time_unit_s: float = 1e-9) -> SimAIWorkload:
         text = Path(path).read_text()
     except OSError as exc:
         raise InvalidInstance(f"{path}: cannot read ({exc.strerror or exc})") from None
-    return parse_simai(text, time_unit_s=time_unit_s)
+    return parse_simai(text, time_unit_s=time_unit_s, name=Path(path).stem)

@@ -35,7 +35,8 @@ import numpy as np
 
 from ..milp import MilpModel, SparseModel
 from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
-                                  heads_and_tails, lower_bound, schedule)
+                                  lower_bound, schedule)
+from ..problems.placement_bounds import fan_heads_and_tails
 
 __all__ = ["build", "unordered_pairs", "scaled_times"]
 
@@ -73,7 +74,7 @@ def scaled_times(instance: PlacementInstance, upper_bound_s: float | None):
     ``[head_i, H - tail_i - c_i]`` are given in units of H.
     """
     compute = instance.compute
-    head, tail = heads_and_tails(instance)
+    head, tail = fan_heads_and_tails(instance)   # valid in every feasible schedule
     lower = lower_bound(instance)
     horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
     horizon = max(horizon, lower) * (1 + _UB_SLACK)

@@ -28,10 +28,11 @@ from ..problems.crux import (WARMUP_ITERATIONS, CruxInstance,
                              CruxSolution, contending_pairs)
 from ..problems.priorities import dag_edges
 from .compression import compress, ranking, sincronia_levels, varys_levels
+from .compression_exact import exact_compress
 
 __all__ = ["fastest_paths", "link_bytes", "bottleneck_time", "gpu_intensity", "select_paths",
            "reference_job", "correction_factor", "correction_factors", "contention_dag",
-           "crux_plan", "crux", "ranked_plan", "ecmp", "compress", "K_MAX"]
+           "crux_plan", "crux", "ranked_plan", "ecmp", "compress", "K_MAX", "COMPRESSIONS"]
 
 #: The correction factor of a job that should always precede the reference (notes §2.2).
 K_MAX = 1e6
@@ -44,6 +45,10 @@ REPLAY_WINDOW_ITERATIONS = 60
 _GAIN_RTOL = 1e-9
 
 _LOAD_RULES = ("time", "utilization", "jobs", "intensity")
+
+#: The compression steps :func:`crux` can use: the paper's DP over random BFS orders,
+#: or the exact LP (:mod:`.compression_exact`).
+COMPRESSIONS = ("dp", "exact")
 
 
 def fastest_paths(instance: CruxInstance) -> dict[str, tuple[int, ...]]:
@@ -306,7 +311,7 @@ def _solution(instance: CruxInstance, path, priority, level) -> CruxSolution:
 
 
 def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str = "utilization",
-         jitter: float = 0.0, replays: int = 20) -> CruxSolution:
+         jitter: float = 0.0, replays: int = 20, compression: str = "dp") -> CruxSolution:
     """The Crux pipeline: intensity -> paths -> k_j-corrected priorities -> compression.
 
     Parameters
@@ -320,6 +325,16 @@ def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str =
         Path-selection load rule (:func:`select_paths`).
     jitter, replays
         Correction-factor replay (:func:`correction_factor`).
+    compression : {"dp", "exact"}
+        ``"dp"``: the paper's Algorithm 1 (best split of ``orders`` random BFS orders);
+        ``"exact"`` (ours): the maximum-weight valid K-cut of the contention DAG
+        (:func:`~fabricopt.heuristics.compression_exact.exact_compress`). The cut is
+        the paper's proxy for utilization, so the exact cut need not simulate better.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``compression`` (or ``load``).
 
     Examples
     --------
@@ -330,10 +345,18 @@ def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str =
     (True, 0.7133)
     >>> round(evaluate(inst, ecmp(inst)), 4)  # hashed paths, one level
     0.6592
+    >>> round(evaluate(inst, crux(inst, compression="exact")), 4)
+    0.7133
     """
+    if compression not in COMPRESSIONS:
+        raise ValueError(f"compression = {compression!r}: must be one of "
+                         f"{', '.join(COMPRESSIONS)}")
     path, priority, intensity = crux_plan(instance, load=load, jitter=jitter, replays=replays)
     edges = contention_dag(instance, path, priority, intensity)
-    _, level = compress(len(instance.jobs), edges, instance.levels, orders=orders, seed=seed)
+    if compression == "exact":
+        _, level, _ = exact_compress(len(instance.jobs), edges, instance.levels)
+    else:
+        _, level = compress(len(instance.jobs), edges, instance.levels, orders=orders, seed=seed)
     return _solution(instance, path, priority, level)
 
 

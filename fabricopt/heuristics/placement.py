@@ -303,14 +303,16 @@ def _perturb(instance: PlacementInstance, peers: Peers, start: list,
 
 
 def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | None = None,
-             max_evals: int | None = None, restarts: int = 20) -> tuple[PlacementSolution, dict]:
-    """SiP-ML's Algorithm 1, then :func:`local_search` from its assignment.
+             max_evals: int | None = None, restarts: int = 20,
+             rings: str = "search") -> tuple[PlacementSolution, dict]:
+    """SiP-ML's Algorithm 1 (:func:`~fabricopt.heuristics.sipml.sipml` with ``rings``),
+    then :func:`local_search` from its assignment.
 
     ``time_limit`` covers both: the search gets what Algorithm 1 left of it.
     Returns the solution and ``info`` (the search's, with Algorithm 1's under ``"sipml"``).
     """
     began = time.perf_counter()
-    start, start_info = paper.sipml(instance)
+    start, start_info = paper.sipml(instance, rings=rings)
     gpu = [start.gpu[op.id] for op in instance.ops]
     if time_limit is not None:
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)

@@ -5,11 +5,17 @@
 * :func:`feasible_set` is the forward distance window: a sub-op on GPU j may read from a
   parent on GPU p only if ``(j - p) mod k < D``, so every GPU sends to at most ``D - 1``
   others and receives from at most ``D - 1``.
-* :func:`sipml` is Algorithm 1: sub-ops in topological order, each on the earliest
-  available GPU of its window (ties to the smallest index), with the paper's backward
-  relocation when the window is empty — which the authors' code never implemented.
+* :func:`algorithm1` is Algorithm 1: sub-ops in topological order, each on the earliest
+  available GPU of its window (ties to the least drift around the ring), with the
+  paper's backward relocation when the window is empty — which the authors' code never
+  implemented — made to terminate by construction (monotone cascades over "lifts").
+* :func:`sipml` runs it and, by default, keeps the best of the ring of all GPUs, the
+  ring of ``D`` GPUs and one GPU.
 * :func:`unconstrained` is Algorithm 1 without the window: SiP-ML's electrical baseline.
-* :func:`search_parallelism` picks the model- and data-parallel degrees (k, l).
+
+The search for the model- and data-parallel degrees (k, l) (SiP-ML §4.2) is
+:func:`fabricopt.fabrics.iteration.search_iteration_time`: one search, with the
+fabric's own cost model, for the placement API and ``fabricopt compare``.
 
 The window size is ``D = max_peers + 1``: SiP-ML's degree D less the circuit kept for
 the data-parallel ring is ``max_peers``.
@@ -23,18 +29,16 @@ References
 from __future__ import annotations
 
 import math
-from collections import deque
-from dataclasses import dataclass
+from bisect import bisect_left, insort
 from typing import Iterable
 
-from ..errors import InvalidInstance
-from ..problems._validate import as_float, as_int
+from ..problems._validate import as_float, as_int, fail
 from ..problems.opgraph import OpGraph
-from ..problems.placement import (PlacementInstance, PlacementSolution, advance, evaluate,
-                                  schedule, split_op_graph)
+from ..problems.placement import (PlacementInstance, PlacementSolution, advance, schedule,
+                                  schedule_times, split_op_graph)
 
 __all__ = ["sub_op_count", "balance", "feasible_set", "algorithm1", "sipml", "unconstrained",
-           "degree_safe_gpus", "ParallelismPlan", "search_parallelism"]
+           "degree_safe_gpus", "RINGS"]
 
 # floor(compute/tau) must not lose a whole step to rounding (4e-5 / 1e-5 = 3.9999...).
 _SPLIT_RTOL = 1e-9
@@ -171,148 +175,143 @@ def _earliest(mask: int, free: list) -> int:
     return best
 
 
-def _nearest(mask: int, gpu: int, k: int) -> int:
-    """The GPU of ``mask`` (non-empty) at the least cyclic distance from ``gpu``
-    (ties: smallest index).
+class _Lifts:
+    """Placed ops as *lifts*: integers whose residue mod k is the GPU.
 
-    Examples
-    --------
-    >>> _nearest(0b10000001, 4, 8), _nearest(0b10000010, 4, 8), _nearest(0b00100000, 4, 8)
-    (7, 1, 5)
-    """
-    rotated = ((mask >> gpu) | (mask << (k - gpu))) & ((1 << k) - 1)  # bit i: GPU gpu+i
-    ahead = (rotated & -rotated).bit_length() - 1
-    if ahead == 0:
-        return gpu
-    behind = k - (rotated.bit_length() - 1)
-    if ahead != behind:
-        return (gpu + ahead) % k if ahead < behind else (gpu - behind) % k
-    return min((gpu + ahead) % k, (gpu - behind) % k)
-
-
-# How often the nearest-GPU repair may move one op during one relocation before the
-# rest of that relocation collapses conflicts onto the target GPU instead.
-_MOVES_PER_OP = 2
-_PINNED = 1 << 30
-
-
-class _Relocator:
-    """SiP-ML's backward relocation over the ops placed so far (``dev[v] >= 0``).
-
-    The forward window holds for every dep with bytes > 0 between placed ops before a
-    relocation; afterwards it holds again for all of them and for ``x``, so the paper's
-    restart only has to re-time ops, never to re-place them, and a relocation can not
-    undo an earlier one: Algorithm 1 ends after at most one relocation per op.
+    A dep u -> v satisfies the forward window iff ``0 <= lift[v] - lift[u] < D`` for
+    some lifts of its ends; keeping one lift per op for which this holds on every dep
+    turns the window into difference constraints on a line, ``lift[u] <= lift[v] <=
+    lift[u] + D - 1``, that a relocation can repair by monotone propagation (see
+    :meth:`cascade`). ``NONE`` marks an op not placed yet.
     """
 
-    def __init__(self, k: int, degree: int, dev: list, comm_parents: list, comm_children: list):
-        self.k, self.degree, self.dev = k, degree, dev
+    NONE = None
+
+    def __init__(self, k: int, degree: int, comm_parents: list, comm_children: list):
+        self.k, self.span = k, degree - 1
         self.parents, self.children = comm_parents, comm_children
-        self.masks = _window_masks(k, degree)                  # GPUs a child of p may use
-        self.back_masks = _window_masks(k, degree, backward=True)  # GPUs a parent of c may use
+        self.lift: list = [None] * len(comm_parents)
 
-    def ok(self, a: int, b: int) -> bool:
-        """Does the dep a -> b satisfy the forward window?"""
-        return (self.dev[b] - self.dev[a]) % self.k < self.degree
+    def interval(self, v: int, skip: int = -1) -> tuple[float, float]:
+        """The lifts ``v`` may take given its placed parents and its placed children
+        other than ``skip``: ``[max parent, min parent + D - 1] ∩ [max child - D + 1,
+        min child]`` (unbounded ends are infinite)."""
+        lift, span = self.lift, self.span
+        lo, hi = -math.inf, math.inf
+        for u in self.parents[v]:
+            a = lift[u]
+            if a is not None:
+                if a > lo:
+                    lo = a
+                if a + span < hi:
+                    hi = a + span
+        for c in self.children[v]:
+            a = lift[c]
+            if a is not None and c != skip:
+                if a - span > lo:
+                    lo = a - span
+                if a < hi:
+                    hi = a
+        return lo, hi
 
-    def _broken_edges(self, v: int) -> list[tuple[int, int]]:
-        """Deps with bytes > 0 between ``v`` and placed ops that break the window."""
-        dev, k, degree = self.dev, self.k, self.degree
-        d = dev[v]
-        return [(u, v) for u in self.parents[v] if dev[u] >= 0 and (d - dev[u]) % k >= degree] \
-            + [(v, c) for c in self.children[v] if dev[c] >= 0 and (dev[c] - d) % k >= degree]
+    def cascade(self, starts: dict, up: bool, frozen: int, limit: float = math.inf
+                ) -> dict | None:
+        """New lifts that restore the window on every dep between placed ops after
+        setting the ``starts`` (op -> lift), only raising (``up``) or only lowering.
 
-    def target(self, x: int, free: list, pos: list) -> int:
-        """The parent GPU for ``x`` leaving the fewest parents to move, each weighted by
-        the placed children it could upset; ties go to the GPU whose movers were placed
-        most recently (an old op drags a long restart and its other children along),
-        then to the earliest free, then to the smallest index. The paper's choice is
-        garbled in every copy we have."""
-        k, degree, dev = self.k, self.degree, self.dev
-
-        def cost(t: int) -> int:
-            return sum(1 + sum(c != x and dev[c] >= 0 for c in self.children[u])
-                       for u in self.parents[x] if (t - dev[u]) % k >= degree)
-
-        def age(t: int) -> int:
-            return -min((pos[u] for u in self.parents[x] if (t - dev[u]) % k >= degree),
-                        default=0)
-
-        return min({dev[u] for u in self.parents[x]}, key=lambda t: (cost(t), age(t), free[t], t))
-
-    def relocate(self, x: int, t: int) -> tuple[list[int], bool]:
-        """Put ``x`` on ``t`` and repair every window the move breaks.
-
-        Each violated dep moves the end that has moved less in this relocation — first
-        the parents of ``x``, then their parents (the paper's backward process) and any
-        placed child a move strands (the paper's "re-placing") — to the nearest GPU that
-        satisfies it, preferring GPUs that keep all its other placed deps, then those
-        that keep the deps to ops moved already. An op moves at most ``_MOVES_PER_OP``
-        times; conflicts left then collapse onto ``t`` (both ends of a broken dep go to
-        ``t``), which always ends.
-
-        Returns
-        -------
-        moved : list of int
-            Ops given a new GPU, ``x`` excluded.
-        collapsed : bool
-            Whether the collapse was needed.
+        Raising ``v`` can break ``lift[c] >= lift[v]`` for a child (raise it to
+        ``lift[v]``) and ``lift[v] <= lift[u] + D - 1`` for a parent (raise it to
+        ``lift[v] - D + 1``); lowering is the mirror image. Every value set is a start
+        value or another op's new value minus (plus) a non-negative amount, so no op
+        goes above the largest start (below the smallest), each change is a strict
+        integer step in one direction, and the propagation ends; at its end no dep
+        between placed ops is broken (each change queued its possibly broken deps).
+        ``frozen`` (the op being placed) is left out: it has no placed children and
+        takes its lift afterwards.
         """
-        dev, masks, back = self.dev, self.masks, self.back_masks
-        parents, children, k, degree = self.parents, self.children, self.k, self.degree
-        dev[x] = t
-        count = {x: _PINNED}
-        queue = deque((u, x) for u in parents[x] if (t - dev[u]) % k >= degree)
-        left = []
-        while queue:
-            a, b = queue.popleft()
-            da, db = dev[a], dev[b]
-            if (db - da) % k < degree:
+        lift, span = self.lift, self.span
+        parents, children = self.parents, self.children
+        new: dict = {}
+        stack = list(starts.items())
+        while stack:
+            v, value = stack.pop()
+            current = new.get(v, lift[v])
+            if (value <= current) if up else (value >= current):
                 continue
-            ca, cb = count.get(a, 0), count.get(b, 0)
-            if ca >= _MOVES_PER_OP and cb >= _MOVES_PER_OP:
-                left.append((a, b))
-                continue
-            mover = a if ca <= cb else b          # ties: the parent, backwards
-            keep_all = keep_moved = back[db] if mover == a else masks[da]
-            for u in parents[mover]:
-                if dev[u] >= 0:
-                    keep_all &= masks[dev[u]]
-                    if u in count:
-                        keep_moved &= masks[dev[u]]
-            for c in children[mover]:
-                if dev[c] >= 0:
-                    keep_all &= back[dev[c]]
-                    if c in count:
-                        keep_moved &= back[dev[c]]
-            if not keep_all:
-                keep_all = keep_moved or (back[db] if mover == a else masks[da])
-            dev[mover] = d = _nearest(keep_all, dev[mover], k)
-            count[mover] = count.get(mover, 0) + 1
-            for u in parents[mover]:
-                if dev[u] >= 0 and (d - dev[u]) % k >= degree:
-                    queue.append((u, mover))
-            for c in children[mover]:
-                if dev[c] >= 0 and (dev[c] - d) % k >= degree:
-                    queue.append((mover, c))
-        collapsed = False
-        while left:
-            a, b = left.pop()
-            if self.ok(a, b):
-                continue
-            collapsed = True
-            for v in (a, b):
-                if dev[v] != t:
-                    dev[v] = t
-                    count.setdefault(v, 0)
-                    left.extend(self._broken_edges(v))
-        del count[x]
-        return list(count), collapsed
+            new[v] = value
+            if len(new) > limit:
+                return None
+            if up:
+                for c in children[v]:
+                    if c != frozen and lift[c] is not None and new.get(c, lift[c]) < value:
+                        stack.append((c, value))
+                for u in parents[v]:
+                    if new.get(u, lift[u]) < value - span:
+                        stack.append((u, value - span))
+            else:
+                for u in parents[v]:
+                    if new.get(u, lift[u]) > value:
+                        stack.append((u, value))
+                for c in children[v]:
+                    if c != frozen and lift[c] is not None and new.get(c, lift[c]) > value + span:
+                        stack.append((c, value + span))
+        return new
+
+    def relocation(self, x: int, pos: list) -> dict:
+        """The cheaper repair that makes ``x``'s parents fit in one window: raise the
+        parents more than ``D - 1`` below the highest, or lower those more than
+        ``D - 1`` above the lowest, each with its cascade. Cheaper: fewer ops moved,
+        then a later earliest move (a shorter restart), then raising. Both cascades run
+        under a size limit that grows fourfold until one fits, so the dearer one is cut
+        off early."""
+        lift, span, parents = self.lift, self.span, self.parents[x]
+        top = max(lift[u] for u in parents)
+        bottom = min(lift[u] for u in parents)
+        up = {u: top - span for u in parents if lift[u] < top - span}
+        down = {u: bottom + span for u in parents if lift[u] > bottom + span}
+        limit = 2 * len(parents)
+        while True:
+            raised = self.cascade(up, True, x, limit)
+            lowered = self.cascade(down, False, x, limit)
+            if raised is not None or lowered is not None:
+                break
+            limit *= 4
+        if raised is None or lowered is None:
+            return raised if lowered is None else lowered
+
+        def cost(moves):
+            return len(moves), -min(pos[v] for v in moves)
+
+        return raised if cost(raised) <= cost(lowered) else lowered
 
 
-# Algorithm 1 keeps the GPUs' free times every _SNAP positions, so that a relocation
-# re-times only the ops after the earliest one it moved.
-_SNAP = 256
+# Algorithm 1 keeps the GPUs' free times every _SNAP positions, so that a restart
+# re-times from there; it replays at most _REPLAY positions back (see algorithm1).
+_SNAP = 32
+_REPLAY = 1024
+
+
+def _bounded(lo: float, hi: float, ref: int, k: int) -> tuple[int, int]:
+    """At most k lifts of ``[lo, hi]``: from ``lo`` (or from ``ref`` when both ends are
+    open) up, or down from ``hi`` when only it is finite."""
+    if hi == math.inf:
+        lo = ref if lo == -math.inf else lo
+        return int(lo), int(lo) + k - 1
+    if lo == -math.inf or hi - lo >= k:
+        lo = hi - k + 1
+    return int(lo), int(hi)
+
+
+def _earliest_lift(lo: int, hi: int, k: int, free) -> int:
+    """The lift in ``[lo, hi]`` (at most k of them) whose GPU is free first (``free``
+    maps a GPU to its free time); ties to the smallest lift, the least drift around
+    the ring (the paper: the smallest index, the same while the ring has not wrapped)."""
+    best, best_free = lo, math.inf
+    for a in range(lo, hi + 1):
+        f = free(a % k)
+        if f < best_free:
+            best, best_free = a, f
+    return best
 
 
 def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
@@ -323,7 +322,7 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     ----------
     instance : PlacementInstance
     gpus : int, optional
-        Use GPUs ``0..gpus-1`` only (default: all).
+        Use GPUs ``0..gpus-1`` only, as a ring of that size (default: all).
     degree : int, optional
         Window size D (default ``max_peers + 1``); ``degree >= gpus`` removes the window.
 
@@ -334,25 +333,38 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     order : list of int
         The placement order (ops listed in topological order give ``0..n-1``).
     info : dict
-        ``relocations`` (empty windows met), ``relocated_ops`` (moves they made) and
-        ``collapses`` (relocations whose nearest-GPU repair ran out of moves and were
-        finished by collapsing conflicts onto the target GPU).
+        ``relocations`` (empty windows met) and ``relocated_ops`` (ops they moved).
 
     Notes
     -----
     The placement order is the topological order of ``instance`` with ties by position,
     which for a balanced graph from :func:`balance` is the paper's "ops in topological
-    order, sub-ops in index order". Only deps with bytes > 0 constrain the window: the
+    order, sub-ops in index order". Each op goes to the earliest available GPU of its
+    window (:func:`_earliest_lift`). Only deps with bytes > 0 constrain the window: the
     degree limit counts only those. An op starts when its GPU is free and its parents
     have ended plus their transfers across GPUs (the paper's line 10 leaves out the
     transfer; a schedule cannot).
 
-    The paper repeats relocation and restart "until nothing changes" and leaves
-    convergence open. Here a relocation restores the window on every placed dep (see
-    :class:`_Relocator`), so the restart only re-times the ops after the earliest moved
-    one and the loop ends after at most one relocation per op: the rounds are bounded
-    by construction, and ``collapses`` says where the paper's nearest-GPU moves alone
-    did not settle.
+    Relocation. When the parents of ``x`` span more than ``D - 1`` GPUs, the cheaper of
+    two repairs moves them into one window (:meth:`_Lifts.relocation`): raise the low
+    ones or lower the high ones, and propagate — the paper's backward process, plus
+    the placed children a move strands. ``x`` takes the earliest available GPU of its
+    now non-empty window, and the paper's restart follows: from the first op moved on,
+    every op is re-timed and every moved one re-placed, at its turn, on the earliest
+    available GPU among those that keep all its placed deps (re-placing all ops there
+    was measured too: no better on average, twice the time); then ``x`` is placed
+    again by the same rule. The restart replays at most the last ``_REPLAY`` positions; an op moved
+    further back is re-placed by the same rule against the GPUs' last known timings
+    (an op's GPU then feeds only the guidance of later choices: the schedule
+    returned by :func:`sipml` is computed afresh).
+
+    Termination (the paper leaves convergence open). Invariant: before each op's turn,
+    every dep with bytes > 0 between placed ops satisfies the window. A placement in
+    the window keeps it; a cascade ends (values move monotonically within the range of
+    its start values) and restores it; a re-placement stays within a set of GPUs that
+    keeps it and holds the op's current GPU. So no decision the forward pass has
+    passed is ever reopened: it ends after n turns with at most one relocation each,
+    and every dep of the output satisfies the window.
 
     Examples
     --------
@@ -369,43 +381,82 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     k = instance.gpus if gpus is None else gpus
     degree = instance.max_peers + 1 if degree is None else degree
     order = instance.topological_order()
+    dev, end, free = [-1] * n, [0.0] * n, [0.0] * k
+    info = {"relocations": 0, "relocated_ops": 0}
+    if degree >= k:
+        full = (1 << k) - 1
+        for x in order:
+            dev[x] = _earliest(full, free)
+            advance(instance, (x,), dev, end, free)
+        return dev, order, info
     pos = [0] * n
     for i, v in enumerate(order):
         pos[v] = i
     comm_parents = [sorted({u for u, _, b in instance.parents[v] if b}) for v in range(n)]
     comm_children = [sorted({w for w, _, b in instance.children[v] if b}) for v in range(n)]
-    dev, end, free = [-1] * n, [0.0] * n, [0.0] * k
-    relocator = _Relocator(k, degree, dev, comm_parents, comm_children) if degree < k else None
-    masks = relocator.masks if relocator else None
-    full = (1 << k) - 1
+    lifts = _Lifts(k, degree, comm_parents, comm_children)
+    lift = lifts.lift
+    on_gpu: list[list[int]] = [[] for _ in range(k)]   # positions of each GPU's ops
     snaps: dict[int, list] = {}
-    info = {"relocations": 0, "relocated_ops": 0, "collapses": 0}
+    front = 0                     # the last lift given: where a parentless op goes
+    free_now = free.__getitem__
+
+    def move(v: int, a: int) -> None:
+        """Give ``v`` (placed) the lift ``a``, keeping ``on_gpu`` in step."""
+        g, h = dev[v], a % k
+        lift[v], dev[v] = a, h
+        if g != h:
+            del on_gpu[g][bisect_left(on_gpu[g], pos[v])]
+            insort(on_gpu[h], pos[v])
+
+    def replace(v: int, free_at) -> None:
+        a, b = lifts.interval(v)          # holds lift[v]: never empty
+        move(v, _earliest_lift(*_bounded(a, b, lift[v] - lift[v] % k, k), k, free_at))
 
     for i, x in enumerate(order):
         if i % _SNAP == 0:
             snaps[i] = list(free)
-        if relocator is None:
-            dev[x] = _earliest(full, free)
-        else:
-            mask = full
-            for u in comm_parents[x]:
-                mask &= masks[dev[u]]
-            if mask:
-                dev[x] = _earliest(mask, free)
-            else:
-                moved, collapsed = relocator.relocate(x, relocator.target(x, free, pos))
-                info["relocations"] += 1
-                info["relocated_ops"] += len(moved)
-                info["collapses"] += collapsed
-                j = min(pos[v] for v in moved)
-                p = j - j % _SNAP
-                free[:] = snaps[p]
-                while p < i:                      # re-time; nothing before j moved
-                    snaps[p] = list(free)
-                    advance(instance, order[p:min(p + _SNAP, i)], dev, end, free)
-                    p += _SNAP
-                if i % _SNAP == 0:
-                    snaps[i] = list(free)
+        lo, hi = lifts.interval(x)
+        if lo > hi:
+            moves = lifts.relocation(x, pos)
+            info["relocations"] += 1
+            info["relocated_ops"] += len(moves)
+            for v, a in moves.items():
+                move(v, a)
+            # x holds a GPU of its now non-empty window while the restart re-places
+            # the ops before it, so that they keep feeding it ("place x on t")
+            lo, hi = lifts.interval(x)
+            lift[x] = _earliest_lift(int(lo), int(hi), k, free_now)
+            dev[x] = lift[x] % k
+            j = min(pos[v] for v in moves)
+            p = max(j - j % _SNAP, i - i % _SNAP - _REPLAY)
+            for q in sorted(pos[v] for v in moves if pos[v] < p):
+                v = order[q]            # far back: against the last known timings
+
+                def free_before(g: int, q=q) -> float:
+                    at = bisect_left(on_gpu[g], q)
+                    return end[order[on_gpu[g][at - 1]]] if at else 0.0
+
+                replace(v, free_before)
+                advance(instance, (v,), dev, end, [free_before(dev[v])] * k)
+            free[:] = snaps[p]
+            # the restart: re-time from p in runs between snapshots and moved ops,
+            # re-placing each moved op at its turn
+            stops = sorted({pos[v] for v in moves if pos[v] >= p}
+                           | set(range(p, i, _SNAP)) | {i})
+            for a, b in zip(stops, stops[1:]):
+                if a % _SNAP == 0:
+                    snaps[a] = list(free)
+                if order[a] in moves:
+                    replace(order[a], free_now)
+                advance(instance, order[a:b], dev, end, free)
+            if i % _SNAP == 0:
+                snaps[i] = list(free)
+            lo, hi = lifts.interval(x)
+        lift[x] = _earliest_lift(*_bounded(lo, hi, front - front % k, k), k, free_now)
+        dev[x] = lift[x] % k
+        front = lift[x]
+        on_gpu[dev[x]].append(i)
         advance(instance, (x,), dev, end, free)
     return dev, order, info
 
@@ -431,173 +482,70 @@ def unconstrained(instance: PlacementInstance) -> PlacementSolution:
     return schedule(instance, gpu, order)
 
 
-def sipml(instance: PlacementInstance) -> tuple[PlacementSolution, dict]:
+#: ``rings`` values of :func:`sipml`.
+RINGS = ("search", "full")
+
+
+def sipml(instance: PlacementInstance, *, rings: str = "search"
+          ) -> tuple[PlacementSolution, dict]:
     """SiP-ML's Algorithm 1 with backward relocation, scheduled as early as possible.
 
     Parameters
     ----------
     instance : PlacementInstance
+    rings : {"search", "full"}
+        ``"full"``: Algorithm 1 on the ring of all ``gpus`` (the paper). ``"search"``
+        (ours, the default): also on the ring of the first ``D = max_peers + 1`` GPUs
+        — where the window is the whole ring, so Algorithm 1 needs no relocation —
+        and on one GPU (every op back to back), and keep the placement whose
+        schedule ends first (ties: the larger ring). The paper searches the
+        model-parallel degree k (§4.2); this extends that search to the placement: a
+        group may leave GPUs idle when the window or the transfers cost more than
+        they bring (on the generator's families, measured in BENCHMARKS.md, the full
+        ring alone is 0.8-2.5x the D-GPU schedule; the earliest-available rule,
+        blind to transfers, can make a 2-GPU group slower than one GPU).
 
     Returns
     -------
     solution : PlacementSolution
-        Every dep with bytes > 0 goes from GPU p to one of p .. p + max_peers (mod k),
-        so no GPU has more than ``max_peers`` peers in either direction.
+        Every dep with bytes > 0 goes from GPU p to one of p .. p + max_peers (mod the
+        ring size), so no GPU has more than ``max_peers`` peers in either direction.
     info : dict
-        ``relocations``, ``relocated_ops``, ``collapses`` (see :func:`algorithm1`).
+        ``relocations`` and ``relocated_ops`` of the full ring (see
+        :func:`algorithm1`), ``ring_gpus`` (the ring kept) and, with ``"search"``,
+        ``ring_makespans_s`` (ring size -> makespan of its schedule).
+
+    Raises
+    ------
+    InvalidInstance
+        If ``rings`` is not one of :data:`RINGS`.
 
     References
     ----------
-    .. [1] SiP-ML, SIGCOMM 2021, §3.2 "Placement" and Algorithm 1; notes/sipml.md §1.3-1.4.
+    .. [1] SiP-ML, SIGCOMM 2021, §3.2 "Placement" and Algorithm 1, §4.2 (the search
+       over k); notes/sipml.md §1.3-1.4.
 
     Examples
     --------
     >>> from fabricopt.problems.placement import SubOp, Dep
     >>> ops = [SubOp(name, 1.0) for name in "abcd"]
     >>> deps = [Dep(src, "d", 1.0) for src in "abc"]
-    >>> sol, info = sipml(PlacementInstance(4, 1, 8.0, ops, deps))
-    >>> dict(sol.gpu), info["relocations"]   # d's parents on GPUs 0, 1, 2: c moves next to d
-    ({'a': 0, 'b': 1, 'c': 1, 'd': 1}, 1)
+    >>> sol, info = sipml(PlacementInstance(4, 1, 8.0, ops, deps), rings="full")
+    >>> dict(sol.gpu), info["relocations"]   # d's parents on GPUs 0, 1, 2: c moves back
+    ({'a': 0, 'b': 1, 'c': 0, 'd': 1}, 1)
     """
+    if rings not in RINGS:
+        fail("rings", rings, f"must be one of {', '.join(RINGS)}")
     gpu, order, info = algorithm1(instance)
+    info["ring_gpus"] = instance.gpus
+    if rings == "search" and instance.gpus > 1:
+        placed = {instance.gpus: (gpu, order), 1: ([0] * instance.size, order)}
+        small = degree_safe_gpus(instance)
+        if small < instance.gpus:
+            placed[small] = algorithm1(instance, gpus=small, degree=small)[:2]
+        makespans = {ring: max(schedule_times(instance, *placed[ring])[1], default=0.0)
+                     for ring in placed}
+        info["ring_makespans_s"] = makespans
+        kept = min(makespans, key=lambda ring: (makespans[ring], -ring))
+        (gpu, order), info["ring_gpus"] = placed[kept], kept
     return schedule(instance, gpu, order), info
-
-
-@dataclass(frozen=True)
-class ParallelismPlan:
-    """The chosen hybrid parallelism and what it costs.
-
-    Attributes
-    ----------
-    mp_degree, dp_degree : int
-        k GPUs per model-parallel group, l data-parallel groups (``k * l = gpus``).
-    iteration_s : float
-        ``makespan_s + allreduce_s``.
-    makespan_s : float
-        Makespan of the ``sipml`` placement of one group.
-    allreduce_s : float
-        Ring-AllReduce time of the most loaded GPU's parameters across the l groups.
-    instance, solution
-        The placement of one group.
-    candidates : tuple of dict
-        Every (k, l) tried, with its figures or the reason it was skipped.
-    """
-
-    mp_degree: int
-    dp_degree: int
-    iteration_s: float
-    makespan_s: float
-    allreduce_s: float
-    instance: PlacementInstance
-    solution: PlacementSolution
-    candidates: tuple = ()
-
-
-def _local_batch(op_graph: OpGraph, dp_degree: int) -> OpGraph:
-    """The op graph at a local batch of 1/l: compute and activations scale by 1/l."""
-    if dp_degree == 1:
-        return op_graph
-    return OpGraph([{"id": o.id, "compute_s": o.compute_s / dp_degree,
-                     "params_bytes": o.params_bytes} for o in op_graph.ops],
-                   [{"src": e.src, "dst": e.dst, "bytes": e.bytes / dp_degree}
-                    for e in op_graph.edges])
-
-
-def _held_params_bytes(op_graph: OpGraph, instance: PlacementInstance,
-                       solution: PlacementSolution) -> float:
-    """Parameter bytes on the most loaded GPU: each sub-op holds 1/n of its op's."""
-    params = {op.id: op.params_bytes for op in op_graph.ops}
-    pieces: dict[str, int] = {}
-    for op in instance.ops:
-        pieces[op.group] = pieces.get(op.group, 0) + 1
-    held = [0.0] * instance.gpus
-    for op in instance.ops:
-        held[solution.gpu[op.id]] += params[op.group] / pieces[op.group]
-    return max(held)
-
-
-def search_parallelism(op_graph: OpGraph, gpus: int, degree: int, link_gbps: float, *,
-                       tau_s: float = 1e-5, max_dp: int | None = None) -> ParallelismPlan:
-    """SiP-ML's search for the model- and data-parallel degrees on N GPUs.
-
-    For ``l = 1, 2, 4, ...`` dividing N (and at most ``max_dp``, e.g. the global batch),
-    ``k = N / l``: balance the op graph at the local batch (compute and activation bytes
-    scaled by 1/l — the linear model the paper assumes where profiles are missing), place
-    it with :func:`sipml` using ``max_peers = D - 1`` when ``l > 1`` (one circuit is the
-    data-parallel ring) and ``D`` when ``l = 1``, and estimate the iteration time as
-    the placement makespan plus the ring-AllReduce of the parameters a GPU holds,
-    ``2 (l - 1) / l * M_g * 8 / (link_gbps * 1e9)``.
-
-    Parameters
-    ----------
-    op_graph : OpGraph
-        The model at the global batch; ``params_bytes`` are what data parallelism syncs.
-    gpus : int
-        N.
-    degree : int
-        D, circuits per GPU (>= 1).
-    link_gbps : float
-        Bandwidth of one circuit.
-    tau_s : float
-        Compute quantum for :func:`balance` (paper: 10 µs).
-    max_dp : int, optional
-        Largest l to try.
-
-    Returns
-    -------
-    ParallelismPlan
-        The (k, l) with the least estimated iteration time (ties: smaller l).
-
-    Raises
-    ------
-    InvalidInstance
-        If a size is invalid.
-
-    References
-    ----------
-    .. [1] SiP-ML, SIGCOMM 2021, §3.2 ("GPU 1 ... with GPU 5 for DP") and §4.2;
-       RostAM ``Strategy::optimize_batchsize`` (notes/sipml.md §1.2, §1.6). The paper's
-       footnote: ring all-reduce exchanges 2M per worker.
-
-    Examples
-    --------
-    >>> g = OpGraph([{"id": "a", "compute_s": 8e-5, "params_bytes": 1e6},
-    ...              {"id": "b", "compute_s": 8e-5, "params_bytes": 1e6}],
-    ...             [{"src": "a", "dst": "b", "bytes": 1e6}])
-    >>> plan = search_parallelism(g, 4, 2, 100.0)
-    >>> plan.mp_degree * plan.dp_degree, len(plan.candidates)
-    (4, 3)
-    """
-    if not isinstance(op_graph, OpGraph):
-        raise InvalidInstance(f"op_graph: expected an OpGraph, got {type(op_graph).__name__}")
-    gpus = as_int("gpus", gpus, minimum=1)
-    degree = as_int("degree", degree, minimum=1)
-    link_gbps = as_float("link_gbps", link_gbps, positive=True)
-    max_dp = gpus if max_dp is None else as_int("max_dp", max_dp, minimum=1)
-    candidates, best = [], None
-    dp = 1
-    while dp <= min(gpus, max_dp):
-        if gpus % dp:
-            dp *= 2
-            continue
-        mp = gpus // dp
-        max_peers = degree - 1 if dp > 1 else degree
-        if mp > 1 and max_peers < 1:
-            candidates.append({"mp_degree": mp, "dp_degree": dp,
-                               "skipped": "no circuit left for model parallelism"})
-            dp *= 2
-            continue
-        inst = balance(_local_batch(op_graph, dp), tau_s, mp, max_peers=max(max_peers, 1),
-                       link_gbps=link_gbps)
-        sol, _ = sipml(inst)
-        makespan = evaluate(inst, sol)
-        held = _held_params_bytes(op_graph, inst, sol)
-        allreduce = 2.0 * (dp - 1) / dp * held * 8.0 / (link_gbps * 1e9)
-        plan = ParallelismPlan(mp, dp, makespan + allreduce, makespan, allreduce, inst, sol)
-        candidates.append({"mp_degree": mp, "dp_degree": dp, "iteration_s": plan.iteration_s,
-                           "makespan_s": makespan, "allreduce_s": allreduce})
-        if best is None or plan.iteration_s < best.iteration_s:
-            best = plan
-        dp *= 2
-    return ParallelismPlan(best.mp_degree, best.dp_degree, best.iteration_s, best.makespan_s,
-                           best.allreduce_s, best.instance, best.solution, tuple(candidates))

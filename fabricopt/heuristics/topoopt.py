@@ -35,15 +35,16 @@ from typing import Sequence
 import numpy as np
 
 from ..problems._validate import as_int
-from ..problems.topology import (Ring, TopologyInstance, TopologySolution,
+from ..problems.topology import (Ring, TopologyInstance, TopologySolution, evaluate,
                                  ring_bytes_per_member, ring_traffic)
+from .topology_baselines import ring as plain_ring
 from .topology_routing import (RouteBook, add_links, assemble, degree_one_solution,
                                route_shortest)
 from ._matching import integer_weights, max_weight_matching
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
            "circulant_diameter", "circulant_mean_hops", "regular_ring", "degree_split",
-           "RingClass", "allocate_rings", "mp_matching", "topoopt"]
+           "RingClass", "ALLOCATIONS", "allocate_rings", "mp_matching", "coin_path_nodes", "topology_finder", "topoopt"]
 
 
 def totient_perms(n: int) -> list[int]:
@@ -393,23 +394,44 @@ def _jumps(g: int, count: int) -> tuple[int, ...]:
     return tuple(chosen[i % len(chosen)] for i in range(count))
 
 
-def allocate_rings(instance: TopologyInstance, ar_degree: int) -> list[RingClass]:
+#: Ring allocations :func:`allocate_rings` knows: TopoOpt's shares in proportion to
+#: traffic, or every AllReduce interface to the all-server class.
+ALLOCATIONS = ("proportional", "full")
+
+
+def allocate_rings(instance: TopologyInstance, ar_degree: int, *,
+                   allocation: str = "proportional") -> list[RingClass]:
     """Give AllReduce groups ring jumps within ``ar_degree`` interfaces per server.
 
     Groups over the same member set share rings (the artifact aggregates by group size,
     which is the same thing for its strided placements). A ring jump uses two interfaces
-    at each member; a class wants ``max(1, round(ar_degree/2 * bytes / busiest member's
-    bytes))`` jumps (TopoOpt §4.2: in proportion to traffic; the artifact's formula is
-    inverted). Classes get one jump each while their members have interfaces, then the
-    rest of what they want, the all-server class first, then by bytes. Some ring must
-    span every server, so that the graph is connected (the artifact's ``all_ring``
-    rule): without an all-server group a plain ring ``0, 1, ..., n-1`` takes two
-    interfaces first.
+    at each member. With ``allocation="proportional"`` (TopoOpt §4.2: d_k in proportion
+    to the group's AllReduce traffic; the artifact's formula is inverted) a class wants
+    ``max(1, round(ar_degree/2 * bytes / busiest member's bytes))`` jumps, the per-member
+    bytes of all classes through its busiest member being the ``ar_degree/2`` jumps
+    there; classes take what they want in order of bytes, capped by the interfaces
+    their members have left, so a small class may get none and ride the others' rings.
+    With ``"full"`` the all-server class takes every jump. Some ring must span every
+    server, so that the graph is connected (the artifact's ``all_ring`` rule): the
+    all-server class goes first and gets at least one jump, and without an all-server
+    group a plain ring ``0, 1, ..., n-1`` takes two interfaces first.
+
+    Parameters
+    ----------
+    instance : TopologyInstance
+    ar_degree : int
+        Interfaces per server for AllReduce rings (even).
+    allocation : {"proportional", "full"}
 
     Returns
     -------
     list of RingClass
         The all-server class (a group's or the connectivity ring) first.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``allocation``.
 
     Examples
     --------
@@ -417,7 +439,11 @@ def allocate_rings(instance: TopologyInstance, ar_degree: int) -> list[RingClass
     ...     {"members": [0, 2, 4, 6], "bytes": 1e9}], [[0] * 8] * 8)
     >>> [(c.members, c.jumps) for c in allocate_rings(inst, 4)]
     [((0, 1, 2, 3, 4, 5, 6, 7), (1,)), ((0, 2, 4, 6), (1,))]
+    >>> [c.jumps for c in allocate_rings(inst, 4, allocation="full")]
+    [(1, 3), ()]
     """
+    if allocation not in ALLOCATIONS:
+        raise ValueError(f"allocation = {allocation!r}: must be one of {', '.join(ALLOCATIONS)}")
     n = instance.servers
     full = tuple(range(n))
     classes: dict[tuple[int, ...], list] = {}
@@ -435,23 +461,20 @@ def allocate_rings(instance: TopologyInstance, ar_degree: int) -> list[RingClass
         free -= 2
     half = ar_degree // 2
     ranked = sorted(classes, key=lambda m: (m != full, -classes[m][1], -len(m), m))
-    wanted, got = {}, {}
+    got = {}
     for members in ranked:
         member_bytes = classes[members][1]
-        want = 0
-        if member_bytes > 0:
-            share = half * member_bytes / load[list(members)].max()
-            want = max(1, math.floor(share + 0.5))
-        wanted[members] = max(want, 1) if members == full else want
-        got[members] = 0
-    # First one ring per class while interfaces last, then the rest of each share.
-    for first in (True, False):
-        for members in ranked:
-            idx = list(members)
-            want = min(wanted[members], 1) if first else wanted[members] - got[members]
-            count = min(want, int(free[idx].min()) // 2)
-            free[idx] -= 2 * count
-            got[members] += count
+        if allocation == "full":
+            want = half if members == full else 0
+        else:
+            want = 0
+            if member_bytes > 0:
+                want = max(1, math.floor(half * member_bytes / load[list(members)].max() + 0.5))
+            if members == full:
+                want = max(want, 1)
+        idx = list(members)
+        got[members] = min(want, int(free[idx].min()) // 2)
+        free[idx] -= 2 * got[members]
     for members in ranked:
         groups, member_bytes = classes[members]
         out.append(RingClass(members, tuple(groups), member_bytes,
@@ -508,6 +531,20 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
     return counts
 
 
+def coin_path_nodes(table: CoinTable, src: int, dst: int) -> list[int]:
+    """The servers from ``src`` to ``dst`` along the table's fewest-coin path.
+
+    Examples
+    --------
+    >>> coin_path_nodes(coin_change_mod(12, [1, 5]), 0, 3)[::3]
+    [0, 3]
+    """
+    nodes = [int(src)]
+    for c in table.path(dst - src):
+        nodes.append((nodes[-1] + c) % table.n)
+    return nodes
+
+
 def _coin_ring(members: tuple, table: CoinTable) -> list[int]:
     """The regular ring over ``members`` whose hops, routed by coins, are fewest."""
     arr = np.array(members)
@@ -520,63 +557,31 @@ def _coin_ring(members: tuple, table: CoinTable) -> list[int]:
     return best
 
 
-def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
-            paths: int = 4) -> TopologySolution:
-    """TopologyFinder: AllReduce rings + MP matchings, CoinChangeMod and shortest-path routes.
-
-    1. Split the degree between AllReduce and MP (:func:`degree_split`).
-    2. AllReduce sub-topology: per member set, TotientPerms rings chosen by
-       SelectPermutations (:func:`allocate_rings`); each group's bytes are spread evenly
-       over its rings, both directions, one hop each.
-    3. MP sub-topology by repeated maximum-weight matching (:func:`mp_matching`) on
-       every interface the rings left: the MP share, and (ours) those of servers outside
-       a member set whose rings filled its members' AllReduce share.
-    4. Routes: a group that got no ring of its own uses the regular ring over its
-       members that is fewest coin-hops on the all-server circulant, both directions,
-       routed by CoinChangeMod; MP traffic over up to ``paths`` equal-length shortest
-       paths of the final graph, split evenly (the artifact takes one).
+def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
+                    seed: int = 0, paths: int = 4) -> TopologySolution:
+    """Steps 2-4 of TopologyFinder for one ring allocation (see :func:`topoopt`).
 
     Parameters
     ----------
     instance : TopologyInstance
+    classes : sequence of RingClass
+        From :func:`allocate_rings`, the all-server class first.
     seed : int
-        Tie-breaks (coin change, shortest paths, leftover matching pairs).
-    mp_degree : int, optional
-        Interfaces for MP matching; default in proportion to bytes.
     paths : int
-        Most equal-length shortest paths an MP demand is split over.
 
     Returns
     -------
     TopologySolution
 
-    Raises
-    ------
-    InfeasibleInstance
-        With ``degree = 1`` when the demand is not a matching (no ring fits then).
-    ValueError
-        If ``mp_degree`` leaves an odd number of interfaces (or fewer than 2) for rings.
-
-    References
-    ----------
-    TopoOpt §4.2 (TopologyFinder), §4.3 and Appendix D; notes/topoopt.md §3.
-
     Examples
     --------
     >>> from fabricopt.problems.topology import check, generate
     >>> inst = generate(seed=0, servers=8, degree=4)
-    >>> bool(check(inst, topoopt(inst)))
+    >>> bool(check(inst, topology_finder(inst, allocate_rings(inst, 4))))
     True
     """
-    if instance.degree == 1:
-        return degree_one_solution(instance)
-    paths = as_int("paths", paths, minimum=1, error=ValueError)
     n = instance.servers
     rng = np.random.default_rng(seed)
-    allreduce_bytes = sum(len(g.members) * ring_bytes_per_member(g) for g in instance.allreduce)
-    ar_degree, _ = degree_split(instance.degree, allreduce_bytes,
-                                        float(instance.traffic.sum()), mp_degree)
-    classes = allocate_rings(instance, ar_degree)
     counts = np.zeros((n, n), dtype=np.int64)
     for cls in classes:
         for p in cls.jumps:
@@ -597,15 +602,111 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
         for k in cls.groups:
             for order in orders:
                 target += [Ring(k, order, share), Ring(k, order[::-1], share)]
-    for ring in coin_routed:
-        volume = ring.share * ring_bytes_per_member(instance.allreduce[ring.group])
-        for a, b in ring.successors():
-            nodes = [a]
-            for c in table.path(b - a):
-                nodes.append((nodes[-1] + c) % n)
+    # coin_routed holds (forward, reverse) pairs: the reverse ring's hop b -> a walks the
+    # forward hop's coin path backwards (the artifact negates the path), so the two
+    # halves of a group load opposite directions of the same links.
+    for forward in coin_routed[::2]:
+        volume = forward.share * ring_bytes_per_member(instance.allreduce[forward.group])
+        for a, b in forward.successors():
+            nodes = coin_path_nodes(table, a, b)
             book.add(a, b, [nodes], volume)
+            book.add(b, a, [nodes[::-1]], volume)
     # Interfaces no ring could use (a member set's rings fill only its members) go to MP.
     counts += mp_matching(instance.traffic, instance.degree - counts.sum(axis=1), rng)
     rest = instance.traffic + ring_traffic(instance, direct)
     route_shortest(book, counts, rest, paths=paths, rng=rng)
     return assemble(counts, direct + coin_routed, book)
+
+
+def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
+            paths: int = 4, candidates: bool = True) -> TopologySolution:
+    """TopologyFinder: AllReduce rings + MP matchings, CoinChangeMod and shortest-path routes.
+
+    1. Split the degree between AllReduce and MP (:func:`degree_split`).
+    2. AllReduce sub-topology: per member set, TotientPerms rings chosen by
+       SelectPermutations (:func:`allocate_rings`, in proportion to traffic); each
+       group's bytes are spread evenly over its rings, both directions, one hop each.
+    3. MP sub-topology by repeated maximum-weight matching (:func:`mp_matching`) on
+       every interface the rings left: the MP share, and (ours) those of servers outside
+       a member set whose rings filled its members' AllReduce share.
+    4. Routes: a group that got no ring of its own uses the regular ring over its
+       members that is fewest coin-hops on the all-server circulant, both directions
+       (the reverse ring along the mirrored coin paths), routed by CoinChangeMod; MP
+       traffic over up to ``paths`` equal-length shortest paths of the final graph,
+       split evenly (the artifact takes one).
+
+    With ``candidates`` (ours, after TopoOpt's alternating optimization, which keeps
+    the topology whose simulated iteration is fastest) a few allocations are built and
+    scored by the kind's own objective (:func:`fabricopt.problems.topology.evaluate`),
+    and the best is kept (the first of equal ones): the paper's, every interface to
+    AllReduce (the artifact's ``mp_degree=0``) and two fewer to AllReduce, each with
+    proportional and all-to-the-full-ring allocations, and the plain ring of the
+    ``ring`` baseline. So the answer is never worse than that ring. With ``mp_degree``
+    given, only its split is tried and the plain ring only if it uses that split.
+
+    Parameters
+    ----------
+    instance : TopologyInstance
+    seed : int
+        Tie-breaks (coin change, shortest paths, leftover matching pairs).
+    mp_degree : int, optional
+        Interfaces for MP matching; default in proportion to bytes.
+    paths : int
+        Most equal-length shortest paths an MP demand is split over.
+    candidates : bool
+        Score the candidate allocations (default); False builds the paper's only.
+
+    Returns
+    -------
+    TopologySolution
+
+    Raises
+    ------
+    InfeasibleInstance
+        With ``degree = 1`` when the demand is not a matching (no ring fits then).
+    ValueError
+        If ``mp_degree`` leaves an odd number of interfaces (or fewer than 2) for rings.
+
+    References
+    ----------
+    TopoOpt §4.2 (TopologyFinder), §4.3 and Appendix D; notes/topoopt.md §3 and §4.2.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import check, evaluate, generate
+    >>> from fabricopt.heuristics.topology_baselines import ring
+    >>> inst = generate(seed=0, servers=8, degree=4)
+    >>> solution = topoopt(inst)
+    >>> bool(check(inst, solution)), evaluate(inst, solution) <= evaluate(inst, ring(inst))
+    (True, True)
+    """
+    if instance.degree == 1:
+        return degree_one_solution(instance)
+    paths = as_int("paths", paths, minimum=1, error=ValueError)
+    degree = instance.degree
+    allreduce_bytes = sum(len(g.members) * ring_bytes_per_member(g) for g in instance.allreduce)
+    ar_degree, _ = degree_split(degree, allreduce_bytes, float(instance.traffic.sum()),
+                                mp_degree)
+    if not candidates:
+        return topology_finder(instance, allocate_rings(instance, ar_degree),
+                               seed=seed, paths=paths)
+    splits = [ar_degree]
+    if mp_degree is None:
+        splits += [degree - degree % 2, ar_degree - 2]
+    tried, best, best_time = set(), None, math.inf
+    for ar in dict.fromkeys(a for a in splits if a >= 2):
+        for allocation in ALLOCATIONS:
+            classes = allocate_rings(instance, ar, allocation=allocation)
+            key = (ar, tuple((c.members, c.jumps) for c in classes))
+            if key in tried:
+                continue
+            tried.add(key)
+            solution = topology_finder(instance, classes, seed=seed, paths=paths)
+            time_s = evaluate(instance, solution)
+            if time_s < best_time:
+                best, best_time = solution, time_s
+    if mp_degree is None or mp_degree == degree % 2:
+        solution = plain_ring(instance, seed=seed, paths=paths)
+        if evaluate(instance, solution) < best_time:
+            best = solution
+    return best

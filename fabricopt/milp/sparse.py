@@ -169,6 +169,10 @@ class SparseModel:
         self._m += count
         return first
 
+    def relax(self) -> None:
+        """Make every integer column continuous (the LP relaxation)."""
+        self._integer = []
+
     def arrays(self) -> LinearArrays:
         """The assembled model (CSR rows, duplicate entries summed, zeros dropped)."""
         check_deadline()

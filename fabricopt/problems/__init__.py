@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import InvalidInstance, InvalidSolution
-from ._kind import CheckResult, ProblemKind, get_kind, kind_of, kinds, register_kind
+from ._kind import CheckResult, NamedBound, ProblemKind, get_kind, kind_of, kinds, register_kind
 from . import circuits  # noqa: F401  (registers the kind)
 from . import topology  # noqa: F401  (registers the kind)
 from . import wavelengths  # noqa: F401  (registers the kind)
 from . import placement  # noqa: F401  (registers the kind)
 from . import crux, priorities  # noqa: F401  (register the Crux kinds)
 
-__all__ = ["CheckResult", "ProblemKind", "get_kind", "kind_of", "kinds", "register_kind",
+__all__ = ["CheckResult", "NamedBound", "ProblemKind", "get_kind", "kind_of", "kinds", "register_kind",
            "check", "evaluate", "instance_from_dict", "solution_from_dict", "to_dict",
            "read_json", "write_json"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-__all__ = ["CheckResult", "ProblemKind", "register_kind", "kind_of", "get_kind", "kinds"]
+__all__ = ["CheckResult", "NamedBound", "ProblemKind", "register_kind", "kind_of", "get_kind", "kinds"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,43 @@ class CheckResult:
         return cls(False, reason)
 
 
+class NamedBound(float):
+    """A bound's value (a float) that also names the argument it comes from: ``source``.
+
+    A kind's ``bound`` may return one, so a result can say which bound it reports
+    (``info["bound_source"]``).
+
+    Examples
+    --------
+    >>> b = NamedBound.best({"critical-path": 3.0, "load": 1.5}, sense="min")
+    >>> float(b), b.source
+    (3.0, 'critical-path')
+    """
+
+    source: str
+
+    def __new__(cls, value: float, source: str) -> "NamedBound":
+        out = super().__new__(cls, value)
+        out.source = str(source)
+        return out
+
+    def __reduce__(self):
+        return (type(self), (float(self), self.source))
+
+    def __repr__(self) -> str:
+        return f"NamedBound({float(self)!r}, {self.source!r})"
+
+    @classmethod
+    def best(cls, values: Mapping[str, float], *, sense: str) -> "NamedBound":
+        """The tightest of ``values`` (name -> bound): the largest when minimizing, the
+        smallest when maximizing; the first listed wins a tie."""
+        if not values:
+            raise ValueError("no bound to choose from")
+        pick = max if sense == "min" else min
+        name = pick(values, key=lambda k: values[k])
+        return cls(float(values[name]), name)
+
+
 @dataclass(frozen=True)
 class ProblemKind:
     """The definition of one problem kind.
@@ -63,7 +100,10 @@ class ProblemKind:
         ``generate(seed=0, **sizes) -> instance``: a seeded generator of realistic instances.
     bound : callable or None
         ``bound(instance) -> float``: a cheap valid bound on the optimum (lower when
-        minimizing, upper when maximizing) that every result of this kind may use.
+        minimizing, upper when maximizing) that every result of this kind may use; a
+        :class:`NamedBound` also says which argument gave it.
+    bound_name : str
+        What ``info["bound_source"]`` calls ``bound`` when it returns a plain float.
     size : callable or None
         ``size(instance) -> int``: a single size figure for reports (e.g. GPUs, ops).
     """
@@ -80,6 +120,7 @@ class ProblemKind:
     bound: Callable[[Any], float] | None = None
     size: Callable[[Any], int] | None = None
     doc: str = field(default="", compare=False)
+    bound_name: str = field(default="", compare=False)
 
 
 _KINDS: dict[str, ProblemKind] = {}

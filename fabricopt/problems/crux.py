@@ -429,6 +429,7 @@ KIND = register_kind(ProblemKind(
     instance_type=CruxInstance, solution_type=CruxSolution,
     instance_from_dict=CruxInstance.from_dict, solution_from_dict=CruxSolution.from_dict,
     check=check, evaluate=evaluate, generate=generate, bound=utilization_bound,
+    bound_name="utilization",
     size=lambda inst: len(inst.jobs),
     doc="Crux end to end: paths, priorities, levels (max GPU utilization)",
 ))

@@ -31,7 +31,7 @@ from .opgraph import OpGraph
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
            "lower_bound", "heads_and_tails", "schedule_times", "schedule", "advance",
            "peer_sets",
-           "split_op_graph", "generate", "FEASIBILITY_RTOL"]
+           "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
 #: Relative feasibility tolerance of DESIGN.md §5.
 FEASIBILITY_RTOL = 1e-9
@@ -418,21 +418,22 @@ def heads_and_tails(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray
 
 
 def lower_bound(instance: PlacementInstance) -> float:
-    """A valid lower bound on the optimal makespan: the longer of the critical path
-    without transfers and the total compute spread evenly over all GPUs.
+    """A valid lower bound on the optimal makespan: the largest of the bounds of
+    :mod:`fabricopt.problems.placement_bounds` (critical path, load, degree fan,
+    interval load, energetic), as a :class:`~fabricopt.problems.NamedBound` whose
+    ``source`` names the one that gave it.
 
     Examples
     --------
     >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0), SubOp("c", 3.0)],
     ...                          [Dep("a", "b", 0)])
-    >>> lower_bound(inst)
-    3.0
+    >>> b = lower_bound(inst)
+    >>> float(b), b.source
+    (3.0, 'critical-path')
     """
-    if instance.size == 0:
-        return 0.0
-    head, _ = heads_and_tails(instance)
-    critical = float((head + instance.compute).max())
-    return max(critical, float(instance.compute.sum()) / instance.gpus)
+    from .placement_bounds import lower_bound as strongest
+
+    return strongest(instance)
 
 
 def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
@@ -592,9 +593,20 @@ def _random_op_graph(rng: np.random.Generator, sub_ops: int, gpus: int, tau_s: f
     return OpGraph(ops, edges), splits
 
 
+#: Named sizes of :func:`generate` (``family=NAME``): the instance families on which
+#: issue 14 measured ``sipml`` against the degree-free baseline (BENCHMARKS.md,
+#: ``## placement``). ``k64-p15`` is the size of SiP-ML's balanced Transformer graph
+#: (> 20k sub-ops, 64-way model parallelism, D = 16 less the data-parallel circuit).
+FAMILIES = MappingProxyType({
+    "k16-p3": MappingProxyType({"ops": 500, "gpus": 16, "max_peers": 3}),
+    "k32-p7": MappingProxyType({"ops": 2000, "gpus": 32, "max_peers": 7}),
+    "k64-p15": MappingProxyType({"ops": 20000, "gpus": 64, "max_peers": 15}),
+})
+
+
 def generate(seed: int = 0, ops: int = 12, gpus: int = 4, max_peers: int = 2,
              link_gbps: float = 100.0, tau_s: float = 1e-5,
-             comm_ratio: float = 0.5) -> PlacementInstance:
+             comm_ratio: float = 0.5, family: str = "") -> PlacementInstance:
     """A seeded balanced computation graph of a layered DNN-like op graph.
 
     Original ops form a chain with occasional branches and skip (residual) connections;
@@ -613,13 +625,28 @@ def generate(seed: int = 0, ops: int = 12, gpus: int = 4, max_peers: int = 2,
         Compute quantum (SiP-ML: 10 µs).
     comm_ratio : float
         Typical transfer time over producer compute time (> 0).
+    family : str
+        A name of :data:`FAMILIES` (e.g. ``"k32-p7"``): its ``ops``, ``gpus`` and
+        ``max_peers`` replace the arguments. Empty: use the arguments.
+
+    Raises
+    ------
+    InvalidInstance
+        If a size is invalid or ``family`` is not a name of :data:`FAMILIES`.
 
     Examples
     --------
     >>> inst = generate(seed=1, ops=10)
     >>> inst.size, inst == generate(seed=1, ops=10)
     (10, True)
+    >>> big = generate(seed=0, family="k16-p3")
+    >>> big.size, big.gpus, big.max_peers
+    (500, 16, 3)
     """
+    if family:
+        if not isinstance(family, str) or family not in FAMILIES:
+            fail("family", family, f"unknown (families: {', '.join(FAMILIES)})")
+        ops, gpus, max_peers = (FAMILIES[family][key] for key in ("ops", "gpus", "max_peers"))
     ops = as_int("ops", ops, minimum=1)
     gpus = as_int("gpus", gpus, minimum=1)
     max_peers = as_int("max_peers", max_peers, minimum=1)

@@ -298,6 +298,7 @@ KIND = register_kind(ProblemKind(
     instance_from_dict=PrioritiesInstance.from_dict,
     solution_from_dict=PrioritiesSolution.from_dict,
     check=check, evaluate=evaluate, generate=generate, bound=cut_weight_bound,
+    bound_name="cut-weight",
     size=lambda inst: len(inst.jobs),
     doc="Crux priority compression into K levels (max cut weight)",
 ))

@@ -340,16 +340,36 @@ def _sizes(nodes, wavelengths, max_hops, group, mp_peers):
     return nodes, wavelengths, max_hops, group, mp_peers
 
 
+#: Traffic families of :func:`generate`.
+FAMILIES = ("hybrid", "long-reach")
+
+
+def _long_reach_demands(rng, nodes: int, max_hops: int, mp_peers: int, mean_bytes: float):
+    """Each GPU sends to ``mp_peers`` GPUs at ring distances just within the reach (the
+    last ``mp_peers`` of 1..max_hops, either way), log-normal sizes (sigma 0.7): the
+    lightpaths are long, compete for segments, and the far way round is out of reach."""
+    demands = []
+    reach = np.arange(max(1, max_hops - max(mp_peers, 1) + 1), max_hops + 1)
+    for g in range(nodes):
+        for h in rng.choice(reach, size=min(max(mp_peers, 1), len(reach)), replace=False):
+            dst = (g + int(h) * (1 if rng.random() < 0.5 else -1)) % nodes
+            if dst != g:
+                demands.append((g, dst, rng.lognormal(math.log(mean_bytes), 0.7)))
+    return demands
+
+
 def _generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int = 4,
               wavelength_gbps: float = 25.0, group: int | None = None,
-              mp_peers: int | None = None, mean_bytes: float = 1e6
+              mp_peers: int | None = None, mean_bytes: float = 1e6, family: str = "hybrid"
               ) -> tuple[WavelengthsInstance, WavelengthsSolution]:
     """:func:`generate`, plus the schedule that proves the instance feasible."""
     nodes, w, max_hops, group, mp_peers = _sizes(nodes, wavelengths, max_hops, group, mp_peers)
     mean_bytes = as_float("mean_bytes", mean_bytes, positive=True)
+    if family not in FAMILIES:
+        fail("family", family, f"must be one of {', '.join(FAMILIES)}")
     rng = np.random.default_rng(seed)
     demands = []  # (src, dst, bytes)
-    for g in range(nodes):
+    for g in range(nodes if family == "hybrid" else 0):
         base = g - g % group
         size = min(group, nodes - base)  # the last group may be short
         offset = g - base
@@ -361,10 +381,14 @@ def _generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: in
         demands += [(g, p, s) for p, s, k in zip(peers, sizes, keep) if k]
         if nodes > group:  # the data-parallel ring: GPU g syncs with its replica g + group
             demands.append((g, (g + group) % nodes, rng.lognormal(math.log(4 * mean_bytes), 0.5)))
+    if family == "long-reach":
+        demands = _long_reach_demands(rng, nodes, max_hops, mp_peers, mean_bytes)
     # Keep only demands a schedule can serve, and build that schedule as the proof. It
     # may use only 7/8 of the wavelengths: admitting demands until the ring is full
-    # would make every instance a saturated colouring puzzle, which no SiP-Ring runs.
-    used = np.zeros((2, nodes, w - w // 8), bool)
+    # would make every instance a saturated colouring puzzle, which no SiP-Ring runs;
+    # the long-reach family admits on half of them, so that the extra lightpaths of
+    # the heaviest pairs are the hard part.
+    used = np.zeros((2, nodes, max(1, w // 2) if family == "long-reach" else w - w // 8), bool)
     tx, rx = np.zeros(nodes, int), np.zeros(nodes, int)
     traffic = np.zeros((nodes, nodes))
     witness = []
@@ -390,7 +414,8 @@ def _generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: in
 
 def generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int = 4,
              wavelength_gbps: float = 25.0, group: int | None = None,
-             mp_peers: int | None = None, mean_bytes: float = 1e6) -> WavelengthsInstance:
+             mp_peers: int | None = None, mean_bytes: float = 1e6,
+             family: str = "hybrid") -> WavelengthsInstance:
     """A feasible hybrid model/data-parallel traffic matrix on a SiP-Ring.
 
     The nodes form model-parallel groups of ``group`` consecutive GPUs (the last one
@@ -417,6 +442,14 @@ def generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int
         How far forward a GPU sends activations (default ``min(3, group - 1,
         max_hops)``).
     mean_bytes : float
+    family : {"hybrid", "long-reach"}
+        ``"hybrid"``: the model/data-parallel matrix above. ``"long-reach"`` (a hard
+        case, to separate methods): each GPU sends to ``mp_peers`` (at least 1) GPUs
+        at ring distances among the last ``mp_peers`` of 1..``max_hops``, either way,
+        sizes log-normal with sigma 0.7, admitted while they fit on half the
+        wavelengths, leaving the rest for the extra lightpaths of the heaviest
+        pairs: high load with ``max_hops`` binding (the other way round is out of
+        reach). ``group`` is ignored.
 
     Raises
     ------
@@ -430,7 +463,7 @@ def generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int
     (8, 2, True)
     """
     return _generate(seed, nodes, wavelengths, max_hops, wavelength_gbps, group, mp_peers,
-                     mean_bytes)[0]
+                     mean_bytes, family)[0]
 
 
 KIND = register_kind(ProblemKind(
@@ -439,5 +472,6 @@ KIND = register_kind(ProblemKind(
     instance_from_dict=WavelengthsInstance.from_dict,
     solution_from_dict=WavelengthsSolution.from_dict,
     check=check, evaluate=evaluate, generate=generate, bound=count_bound,
+    bound_name="count-relaxation",
     size=lambda inst: inst.nodes, doc="SiP-Ring wavelength scheduling (min max transfer time)",
 ))

@@ -11,10 +11,15 @@ from .result import SolverOutput
 
 
 def crux(instance: CruxInstance, *, time_limit=None, seed=0, orders: int = 10,
-         load: str = "utilization", jitter: float = 0.0, replays: int = 20) -> SolverOutput:
-    """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression."""
+         load: str = "utilization", jitter: float = 0.0, replays: int = 20,
+         compression: str = "dp") -> SolverOutput:
+    """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression.
+
+    ``compression="dp"`` is the paper's Algorithm 1, ``"exact"`` the optimal K-cut.
+    """
     return SolverOutput(heuristics.crux(instance, seed=seed, orders=orders, load=load,
-                                        jitter=jitter, replays=replays), "feasible")
+                                        jitter=jitter, replays=replays,
+                                        compression=compression), "feasible")
 
 
 def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
@@ -60,7 +65,10 @@ register_method("crux", "crux", crux, options=(
     LOAD,
     Option("jitter", float, 0.0, "per-iteration compute jitter of the k_j replay",
            check=at_least(0.0)),
-    Option("replays", int, 20, "seeds averaged when jitter > 0", check=at_least(1))))
+    Option("replays", int, 20, "seeds averaged when jitter > 0", check=at_least(1)),
+    Option("compression", str, "dp",
+           "compression step: dp (the paper's Algorithm 1) or exact (the optimal K-cut)",
+           choices=heuristics.COMPRESSIONS)))
 register_method("crux", "ecmp", ecmp, options=())
 register_method("crux", "sincronia", sincronia, options=(LOAD,))
 register_method("crux", "varys", varys, options=(LOAD,))

@@ -1,10 +1,11 @@
 """Methods of the ``placement`` kind: ``milp``, ``sipml``, ``sipml-ls``, ``unconstrained``,
 ``round-robin``.
 
-Every heuristic reports the lower bound of :func:`fabricopt.problems.placement.lower_bound`
-(critical path, total compute / gpus), so its result has a gap even where the MILP
-cannot finish. The MILP is warm-started from the best heuristic answer and never
-returns anything worse.
+Every heuristic reports the bound of :func:`.placement_bounds.heuristic_bound` (the
+largest of the fast bounds of :mod:`fabricopt.problems.placement_bounds` and, on small
+instances, the MILP's LP relaxation and dual bound), named in ``info["bound_source"]``,
+so its result has a gap even where the MILP cannot finish. The MILP is warm-started
+from the best heuristic answer and never returns anything worse.
 """
 
 from __future__ import annotations
@@ -15,47 +16,71 @@ from functools import partial
 from ..formulations import placement as formulation
 from ..heuristics import placement as ours
 from ..heuristics import sipml as paper
-from ..problems.placement import PlacementInstance, evaluate, lower_bound
+from ..problems.placement import PlacementInstance, evaluate
 from .milp import MILP_OPTIONS, milp_method
 from .options import Option, at_least
+from .placement_bounds import heuristic_bound
 from .registry import register_method
 from .result import SolverOutput
 
 __all__ = ["sipml", "sipml_ls", "unconstrained", "round_robin", "milp"]
 
 
-def _heuristic(solution, instance: PlacementInstance, info: dict | None = None) -> SolverOutput:
-    return SolverOutput(solution, "feasible", lower_bound(instance), dict(info or {}))
+def _heuristic(solution, instance: PlacementInstance, info: dict | None = None, *,
+               bound_milp_s: float | None = None, time_limit=None) -> SolverOutput:
+    bound = heuristic_bound(instance, solution, milp_s=bound_milp_s, time_limit=time_limit)
+    return SolverOutput(solution, "feasible", bound,
+                        {**(info or {}), "bound_source": bound.source})
 
 
-def sipml(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
-    """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation."""
-    solution, info = paper.sipml(instance)
-    return _heuristic(solution, instance, info)
+def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
+          bound_milp_s=None, rings: str = "search") -> SolverOutput:
+    """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation.
+
+    ``rings="full"`` places on the ring of all GPUs (the paper); ``"search"`` (default)
+    also tries the ring of ``max_peers + 1`` GPUs and one GPU and keeps the best (see
+    ``heuristics.sipml.sipml``). ``bound_milp_s``: seconds the MILP may spend on a bound
+    beside the answer (see ``heuristic_bound``; default 2 s on instances of at most 16
+    ops, else 0).
+    """
+    solution, info = paper.sipml(instance, rings=rings)
+    return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
+                      time_limit=time_limit)
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
-             restarts: int = 20) -> SolverOutput:
+             restarts: int = 20, bound_milp_s=None, rings: str = "search") -> SolverOutput:
     """Ours: sipml, then iterated local search (moves and swaps under the true degree limit).
 
     ``time_limit`` caps the search's wall clock (results then depend on the machine);
-    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``).
+    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``);
+    ``bound_milp_s`` and ``rings`` as in ``sipml``.
     """
     solution, info = ours.sipml_ls(instance, seed=seed, time_limit=time_limit,
-                                   max_evals=max_evals, restarts=restarts)
-    return _heuristic(solution, instance, info)
+                                   max_evals=max_evals, restarts=restarts, rings=rings)
+    return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
+                      time_limit=time_limit)
 
 
-def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
+_RINGS = Option("rings", str, "search",
+                "search: best of all GPUs, max_peers + 1 GPUs and one GPU; full: all GPUs "
+                "(the paper)", choices=paper.RINGS)
+
+
+def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0,
+                  bound_milp_s=None) -> SolverOutput:
     """Baseline: Algorithm 1 without the window (electrical) on the GPUs that can all talk."""
     return _heuristic(paper.unconstrained(instance), instance,
-                      {"gpus_used": paper.degree_safe_gpus(instance)})
+                      {"gpus_used": paper.degree_safe_gpus(instance)},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit)
 
 
-def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0) -> SolverOutput:
+def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0,
+                bound_milp_s=None) -> SolverOutput:
     """Baseline: ops in topological order dealt in turn to the GPUs that can all talk."""
     return _heuristic(ours.round_robin(instance), instance,
-                      {"gpus_used": paper.degree_safe_gpus(instance)})
+                      {"gpus_used": paper.degree_safe_gpus(instance)},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit)
 
 
 def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str = "highs",
@@ -95,11 +120,14 @@ register_method("placement", "milp", milp, exact=True, honours_time_limit=True,
                     "symmetry_breaking", None, "weak",
                     "order rows among identical GPUs: true (all), weak (cheap ones), false",
                     choices=(True, False, "weak")),))
-register_method("placement", "sipml", sipml, options=())
+BOUND_MILP_S = Option("bound_milp_s", float, None,
+                      "seconds of MILP for the bound (none: 2 s up to 16 ops, else 0)",
+                      check=at_least(0))
+register_method("placement", "sipml", sipml, options=(BOUND_MILP_S, _RINGS))
 register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, options=(
     Option("max_evals", int, None, "schedule evaluations per restart (none: by size)",
            check=at_least(1)),
     Option("restarts", int, 20, "perturbation restarts of the local search",
-           check=at_least(0))))
-register_method("placement", "unconstrained", unconstrained, options=())
-register_method("placement", "round-robin", round_robin, options=())
+           check=at_least(0)), BOUND_MILP_S, _RINGS))
+register_method("placement", "unconstrained", unconstrained, options=(BOUND_MILP_S,))
+register_method("placement", "round-robin", round_robin, options=(BOUND_MILP_S,))

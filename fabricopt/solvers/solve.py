@@ -17,6 +17,8 @@ __all__ = ["solve"]
 
 # A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
 _BOUND_RTOL = 1e-6
+# Bounds this close are the same argument's (a MILP's dual bound resting on the kind's).
+_SAME_RTOL = 1e-9
 # An optimality proof holds if its bound and the re-scored objective agree this closely:
 # a MILP's feasibility tolerance (1e-7 on a model scaled to ~1) moves a makespan by ~1e-6.
 _PROOF_RTOL = 1e-5
@@ -135,8 +137,11 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         return result("error", info=info, runtime=runtime)
 
     bound = out.bound
+    if bound is not None:  # the method's own bound; a NamedBound names its argument
+        info.setdefault("bound_source", getattr(bound, "source", record.name))
+        bound = float(bound)
     if kind.bound is not None and out.status != "infeasible":
-        bound = _tighter(kind.sense, bound, kind.bound(instance))
+        bound = _kind_bound(kind, instance, bound, info)
 
     if solution is None:
         if out.status in ("optimal", "feasible"):
@@ -162,6 +167,8 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     status = out.status
     if status == "optimal":
         status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
+        if status == "optimal":
+            info["bound_source"] = "optimal"   # the proof is the tightest bound
     if bound is not None:
         over = (bound - objective) if kind.sense == "min" else (objective - bound)
         if over > _BOUND_RTOL * max(abs(objective), abs(bound)) + 1e-12:
@@ -195,6 +202,19 @@ def _certify(record, sense: str, objective: float, own: float | None, bound: flo
     info["optimality"] = (f"method {record.name!r} claimed optimal with bound {own!r}, but "
                           f"its solution evaluates to {objective!r}: reported feasible")
     return "feasible", bound
+
+
+def _kind_bound(kind, instance, bound: float | None, info: dict) -> float | None:
+    """The tighter of the method's bound and the kind's; ``info["bound_source"]`` names
+    the winner (a kind's :class:`~fabricopt.problems.NamedBound` names its argument)."""
+    theirs = kind.bound(instance)
+    if theirs is None:
+        return bound
+    tighter = _tighter(kind.sense, bound, float(theirs))
+    # a method's bound that only matches the kind's (to rounding) is the kind's argument
+    if bound is None or tighter != bound or math.isclose(bound, theirs, rel_tol=_SAME_RTOL):
+        info["bound_source"] = getattr(theirs, "source", kind.bound_name or f"{kind.name} bound")
+    return tighter
 
 
 def _tighter(sense: str, a: float | None, b: float | None) -> float | None:

@@ -2,7 +2,10 @@
 ``ocs-reconfig``.
 
 Every method reports the bytes-weighted mean hop count of its answer (TopoOpt's
-bandwidth tax) as ``info["mean_hops"]``; ``solve`` adds the kind's cheap lower bound.
+bandwidth tax) as ``info["mean_hops"]``. The heuristics report the bound of
+:func:`.topology_bounds.heuristic_bound` (port load or volume and, up to
+``MAX_RELAXATION_SERVERS`` servers or with ``flow_relaxation=True``, the LP relaxation),
+named in ``info["bound_source"]``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from .milp import MILP_OPTIONS, milp_method
 from .options import Option, at_least
 from .registry import register_method
 from .result import SolverOutput
+from .topology_bounds import heuristic_bound
 
 
 def _output(instance: TopologyInstance, solution, status: str = "feasible", bound=None,
@@ -25,28 +29,43 @@ def _output(instance: TopologyInstance, solution, status: str = "feasible", boun
     return SolverOutput(solution, status, bound, info)
 
 
+def _heuristic(instance: TopologyInstance, solution, flow_relaxation) -> SolverOutput:
+    bound = heuristic_bound(instance, relaxation=flow_relaxation)
+    return _output(instance, solution, bound=bound, info={"bound_source": bound.source})
+
+
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
-            paths=4) -> SolverOutput:
-    """TopoOpt's TopologyFinder: TotientPerms rings, MP matchings, CoinChangeMod routes."""
-    return _output(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
-                                            paths=paths))
+            paths=4, candidates=True, flow_relaxation=None) -> SolverOutput:
+    """TopoOpt's TopologyFinder, best of a few scored ring allocations (never worse than ring).
+
+    TotientPerms rings, MP matchings, CoinChangeMod routes; ``candidates=False`` builds
+    the paper's allocation only. ``flow_relaxation``: also solve the LP relaxation for
+    the bound (default: up to ``MAX_RELAXATION_SERVERS`` servers).
+    """
+    return _heuristic(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
+                                               paths=paths, candidates=candidates),
+                      flow_relaxation)
 
 
-def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4) -> SolverOutput:
+def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4,
+         flow_relaxation=None) -> SolverOutput:
     """Baseline: degree/2 parallel bidirectional rings 0, 1, ..., n-1."""
-    return _output(instance, baselines.ring(instance, seed=seed, paths=paths))
+    return _heuristic(instance, baselines.ring(instance, seed=seed, paths=paths),
+                      flow_relaxation)
 
 
 def random_regular(instance: TopologyInstance, *, time_limit=None, seed=0,
-                   paths=4) -> SolverOutput:
+                   paths=4, flow_relaxation=None) -> SolverOutput:
     """Baseline: a random connected degree-regular multigraph, shortest-path routes."""
-    return _output(instance, baselines.random_regular(instance, seed=seed, paths=paths))
+    return _heuristic(instance, baselines.random_regular(instance, seed=seed, paths=paths),
+                      flow_relaxation)
 
 
 def ocs_reconfig(instance: TopologyInstance, *, time_limit=None, seed=0,
-                 paths=4) -> SolverOutput:
+                 paths=4, flow_relaxation=None) -> SolverOutput:
     """Baseline: TopoOpt's OCS-reconfig demand greedy with halving utility."""
-    return _output(instance, baselines.ocs_reconfig(instance, seed=seed, paths=paths))
+    return _heuristic(instance, baselines.ocs_reconfig(instance, seed=seed, paths=paths),
+                      flow_relaxation)
 
 
 _milp = milp_method(formulation.build, warm_start_from=finder.topoopt)
@@ -86,6 +105,8 @@ def _mp_degree_fits(value, instance) -> str | None:
 
 PATHS = Option("paths", int, 4, "equal-length shortest paths each demand is split over",
                check=at_least(1))
+FLOW_RELAXATION = Option("flow_relaxation", bool, None,
+                         "solve the LP relaxation for the bound (none: up to 12 servers)")
 
 register_method("topology", "milp", milp, exact=True, honours_time_limit=True,
                 options=MILP_OPTIONS + (Option(
@@ -95,7 +116,9 @@ register_method("topology", "milp", milp, exact=True, honours_time_limit=True,
                 summary="ours: integer links, ring shares, max concurrent flow (sparse model + HiGHS)")
 register_method("topology", "topoopt", topoopt, options=(
     Option("mp_degree", int, None, "interfaces for MP matching (none: by bytes, TopoOpt §4.2)",
-           check=_mp_degree_fits), PATHS))
-register_method("topology", "ring", ring, options=(PATHS,))
-register_method("topology", "random-regular", random_regular, options=(PATHS,))
-register_method("topology", "ocs-reconfig", ocs_reconfig, options=(PATHS,))
+           check=_mp_degree_fits), PATHS, FLOW_RELAXATION,
+    Option("candidates", bool, True,
+           "score a few ring allocations and the plain ring, keep the best (false: the paper's)")))
+register_method("topology", "ring", ring, options=(PATHS, FLOW_RELAXATION))
+register_method("topology", "random-regular", random_regular, options=(PATHS, FLOW_RELAXATION))
+register_method("topology", "ocs-reconfig", ocs_reconfig, options=(PATHS, FLOW_RELAXATION))

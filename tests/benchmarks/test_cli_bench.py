@@ -42,7 +42,7 @@ def test_bench_prints_tables_writes_report_and_resumes(tmp_path, capsys):
     assert main(["bench", "--suite", str(suite), "--out", str(out), "--workers", "2"]) == 0
     printed = capsys.readouterr()
     assert "### t: circuits" in printed.out
-    assert "| exact | 2 | 2 | 2 | 0 | 0.00 % | 0.00 % | 0.00 % |" in printed.out
+    assert "| exact | 2 | 2 | 2 | 0 | 0.00 % | 0.00 % | 0.00 % (optimal 2) |" in printed.out
     assert "suite t: 4 runs, 0 already stored, 4 run now, 0 failed" in printed.err
     assert "4/4 runs" in printed.err  # the progress bar
     for name in ("bench.sqlite", "report.md", "summary.csv", "runs.csv",

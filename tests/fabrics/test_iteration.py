@@ -10,7 +10,8 @@ from fabricopt.fabrics.iteration import (iteration_time, place, placement_instan
                                          plan_from_placement, search_iteration_time)
 from fabricopt.fabrics.models import (ElectCluster, ElectFlat, FatTree, SipOcs,
                                       method_available)
-from fabricopt.fabrics.workloads import DEFAULT_GPU_FLOPS, Workload
+from fabricopt.fabrics.workloads import (BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
+                                         TRAINING_BYTES_PER_PARAM, Workload)
 from fabricopt.problems.opgraph import OpGraph
 
 HAS_PLACEMENT = method_available("placement", "sipml") and method_available("placement",
@@ -56,8 +57,12 @@ def test_critical_path_with_pair_rates_by_hand():
             "deps": [{"src": "a", "dst": "b", "bytes": 1e9}]}
     plan = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 0, "b": 1},
                                                        "start_s": {"a": 0.0, "b": 2.0}})
-    t = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None)
+    t = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None,
+                       serial_fallback=False)
     assert (t.compute_s, t.mp_s, t.allreduce_s, t.fabric_s, t.total_s) == (2.0, 3.0, 0.0, 1.0, 3.0)
+    # one GPU running both (2 s) beats the 1 s transfer: the fallback takes it
+    alone = iteration_time(TOY, ElectFlat(8.0), gpus=2, k=2, l=1, plan=plan, memory_bytes=None)
+    assert alone.plan.serial and (alone.mp_s, alone.total_s) == (2.0, 2.0)
     same = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 1, "b": 1},
                                                        "start_s": {"a": 0.0, "b": 1.0}})
     assert iteration_time(TOY, ElectFlat(8.0), 2, 2, 1, plan=same).total_s == 2.0
@@ -172,3 +177,33 @@ def test_placed_jobs_respect_the_fabric_degree(fabric):
     flat = iteration_time(TOY, ElectFlat(400.0), 8, 4, 2, plan=plan)
     assert flat.total_s <= t.total_s * (1 + 1e-12)
     assert t.compute_s <= t.mp_s <= t.total_s
+
+
+@needs_placement
+def test_a_group_never_estimates_worse_than_one_of_its_gpus():
+    fabric = ElectFlat(1.0)          # placed by `unconstrained`, which splits the chain
+    # a chain whose transfers cost more than its compute: the earliest-available rule
+    # spreads it over the group and pays every transfer; one GPU is faster
+    def chain(batch, gpu_flops=DEFAULT_GPU_FLOPS):
+        ops = [{"id": f"o{i}", "compute_s": batch * 1e-4, "params_bytes": 1e3} for i in range(6)]
+        edges = [{"src": f"o{i}", "dst": f"o{i + 1}", "bytes": batch * 1e6} for i in range(5)]
+        return OpGraph(ops, edges)
+
+    job = Workload("chain", chain, 8, "a chain")
+    plan = place(job, fabric, 2, 1, tau_s=1e-3, memory_bytes=None)
+    serial_s = chain(8).total_compute_s
+    spread = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=None,
+                            serial_fallback=False)
+    assert spread.mp_s > serial_s                          # the placement itself is slower
+    t = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=None)
+    assert t.plan.serial and set(t.plan.gpu.values()) == {0} and not t.plan.mp_bytes.any()
+    assert t.mp_s == pytest.approx(serial_s) and t.total_s <= spread.total_s
+    best = search_iteration_time(job, fabric, 2, memory_bytes=None)
+    assert best.mp_s <= serial_s * (1 + 1e-12)
+    # where the model does not fit on one GPU the placement stands
+    whole = chain(8).total_params_bytes / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
+    tight = iteration_time(job, fabric, 2, 2, 1, plan=plan, memory_bytes=0.75 * whole)
+    assert not tight.plan.serial
+    # sipml (optical fabrics) keeps one GPU itself: its ring search tries it
+    optical = place(job, SipOcs(switches=2, gbps=2.0), 2, 1, tau_s=1e-3, memory_bytes=None)
+    assert optical.result.info["ring_gpus"] == 1 and set(optical.gpu.values()) == {0}

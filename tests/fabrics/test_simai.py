@@ -1,28 +1,13 @@
-"""The AICB / SimAI reader on the real 9,216-GPU MoE workload (../shared/data/simai/)."""
-
-import os
-from pathlib import Path
+"""The AICB / SimAI reader on the real 9,216-GPU MoE workload (shipped as package data)."""
 
 import numpy as np
 import pytest
 
 from fabricopt import InvalidInstance
+from fabricopt.fabrics.resolve import simai_data_path
 from fabricopt.fabrics.simai import GROUPS, parse_simai, read_simai
 
-
-def _data_dir() -> Path:
-    """../shared/data/simai beside the checkout (or beside any folder above it)."""
-    if os.environ.get("FABRICOPT_SIMAI_DATA"):
-        return Path(os.environ["FABRICOPT_SIMAI_DATA"])
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "simai"
-        if candidate.is_dir():
-            return candidate
-    pytest.fail("the SimAI example data (shared/data/simai beside the checkout) is missing; "
-                "set FABRICOPT_SIMAI_DATA to its folder")
-
-
-DATA = _data_dir()
+DATA = simai_data_path("")
 MOE = DATA / "workload_analytical.txt"
 
 

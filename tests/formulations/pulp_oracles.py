@@ -25,7 +25,7 @@ from fabricopt.problems.topology import (Ring, TopologyInstance, TopologySolutio
 from fabricopt.problems.topology import evaluate as topology_evaluate
 from fabricopt.problems.topology import lower_bound as topology_lower_bound
 from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, evaluate,
-                                         heads_and_tails, lower_bound, schedule)
+                                         lower_bound, schedule)
 from fabricopt.problems.priorities import PrioritiesInstance, PrioritiesSolution
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                            WavelengthsSolution, arc, require_feasible)

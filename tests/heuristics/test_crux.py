@@ -124,3 +124,25 @@ def test_every_method_is_feasible_and_deterministic(seed):
         assert check(inst, sol), check(inst, sol).reason
         assert sol == make()
         assert 0.0 <= evaluate(inst, sol) <= 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_compression_cuts_at_least_the_dp(seed):
+    from fabricopt.heuristics.compression import cut_value
+    from fabricopt.heuristics.crux import contention_dag
+    from fabricopt.problems.crux import generate
+    inst = generate(seed, jobs=12, levels=3, hosts_per_tor=6)
+    path, priority, intensity = crux_plan(inst)
+    edges = contention_dag(inst, path, priority, intensity)
+    cuts = {}
+    for compression in ("dp", "exact"):
+        sol = crux(inst, seed=seed, orders=2, compression=compression)
+        assert check(inst, sol), check(inst, sol).reason
+        level = [sol.level[j] for j in inst.ids]
+        cuts[compression] = cut_value(edges, level)
+    assert cuts["exact"] >= cuts["dp"]
+
+
+def test_unknown_compression_is_rejected():
+    with pytest.raises(ValueError, match="compression = 'greedy': must be one of dp, exact"):
+        crux(EXAMPLE1, compression="greedy")

@@ -13,6 +13,7 @@ from fabricopt.heuristics.topoopt import (allocate_rings, circulant_diameter,
                                           circulant_mean_hops, coin_change_mod, degree_split,
                                           mp_matching, regular_ring, select_permutations,
                                           topoopt, totient_perms)
+from fabricopt.heuristics.topology_baselines import ring
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.topology import TopologyInstance, generate, link_counts
 
@@ -226,8 +227,20 @@ def test_allocation_is_proportional_to_bytes():
     # 8 servers: a big all-server group and a small one on the even servers
     inst = TopologyInstance(8, 8, 100.0, [{"members": list(range(8)), "bytes": 7e9},
                                           {"members": [0, 2, 4, 6], "bytes": 1e9}], [[0] * 8] * 8)
+    # per-member bytes 12.25e9 and 1.5e9 through the busiest member's 4 jumps: 3.56 -> 4
+    # and 0.44 -> max(1, 0) = 1, but the big class took every interface (TopoOpt §4.2,
+    # not one jump per class first): the small group rides the big one's rings
     big, small = allocate_rings(inst, 8)
-    assert len(big.jumps) == 3 and len(small.jumps) == 1
+    assert len(big.jumps) == 4 and small.jumps == ()
+    # comparable bytes: 1.75e9 and 1.5e9 per member, 2.15 -> 2 and 1.85 -> 2 jumps
+    inst = TopologyInstance(8, 8, 100.0, [{"members": list(range(8)), "bytes": 1e9},
+                                          {"members": [0, 2, 4, 6], "bytes": 1e9}], [[0] * 8] * 8)
+    big, small = allocate_rings(inst, 8)
+    assert len(big.jumps) == 2 and len(small.jumps) == 2
+    big, small = allocate_rings(inst, 8, allocation="full")
+    assert len(big.jumps) == 4 and small.jumps == ()
+    with pytest.raises(ValueError, match="allocation = 'even': must be one of proportional, full"):
+        allocate_rings(inst, 8, allocation="even")
     # without an all-server group a connectivity ring comes first
     inst = TopologyInstance(4, 4, 100.0, [{"members": [0, 2], "bytes": 1e9}], [[0] * 4] * 4)
     connect, pair = allocate_rings(inst, 4)
@@ -249,6 +262,21 @@ def test_group_without_a_ring_is_routed_by_coins():
     assert all(r.share == 0.5 for r in group1)
     route = next(r for r in solution.routes if (r.src, r.dst) == (0, 4))
     assert [p.nodes for p in route.paths] == [(0, 1, 2, 3, 4)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reverse_ring_mirrors_the_forward_coin_paths(seed):
+    # Regression (issue 14): the {0, 4} group rides the all-server ring of degree 2.
+    # Routing its reverse ring with an independent coin path sent both halves clockwise
+    # (0.150 s); mirrored, each half takes one direction and topoopt matches the plain
+    # ring, which is optimal here: (0.875e9 + 0.5e9) bytes / 12.5e9 bytes/s = 0.110 s.
+    inst = TopologyInstance(8, 2, 100.0, [{"members": list(range(8)), "bytes": 1e9},
+                                          {"members": [0, 4], "bytes": 1e9}], [[0] * 8] * 8)
+    solution = topoopt(inst, seed=seed)
+    assert check(inst, solution)
+    assert evaluate(inst, solution) == pytest.approx(0.110, rel=1e-12)
+    route = next(r for r in solution.routes if (r.src, r.dst) == (0, 4))
+    assert sorted(p.nodes for p in route.paths) == [(0, 1, 2, 3, 4), (0, 7, 6, 5, 4)]
 
 
 def test_mp_matching_diminishes_repeated_pairs():
@@ -291,3 +319,20 @@ def test_topoopt_is_feasible_within_degree_and_seeded(inst, seed):
     assert check(inst, solution)
     assert (link_counts(inst, solution).sum(axis=1) <= inst.degree).all()
     assert topoopt(inst, seed=seed) == solution
+
+
+@given(instances(max_servers=10), st.integers(0, 2))
+def test_topoopt_is_never_worse_than_the_plain_ring(inst, seed):
+    # the candidates include the ring baseline's construction, scored by evaluate
+    assume(inst.degree > 1)
+    best = topoopt(inst, seed=seed)
+    assert evaluate(inst, best) <= evaluate(inst, ring(inst, seed=seed))
+    assert evaluate(inst, best) <= evaluate(inst, topoopt(inst, seed=seed, candidates=False))
+
+
+def test_candidates_beat_the_paper_allocation_on_a_quick_suite_instance():
+    # quick suite s6-d4 seed 2: a candidate beats the paper's allocation by 22 %
+    inst = generate(2, servers=6, degree=4)
+    paper = evaluate(inst, topoopt(inst, candidates=False))
+    best = evaluate(inst, topoopt(inst))
+    assert best < 0.8 * paper

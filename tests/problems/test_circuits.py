@@ -5,10 +5,12 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 import fabricopt
+from fabricopt.heuristics.circuits import exact, greedy
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.circuits import (CircuitsInstance, CircuitsSolution, circuit_counts,
@@ -120,8 +122,19 @@ def test_generator_is_valid_seeded_and_feasible(seed, gpus, switches):
     assert instance_from_dict(json.loads(fabricopt.dump(a))) == a
 
 
+def test_skewed_family_spreads_sizes_and_greedy_stays_optimal():
+    flat, skewed = (generate(3, gpus=32, switches=8, skew=s) for s in (1.0, 3.0))
+    spread = [np.log10(np.percentile(t[t > 0], 99) / np.percentile(t[t > 0], 1))
+              for t in (flat.traffic, skewed.traffic)]
+    assert spread[1] > 2 * spread[0] and spread[1] > 4
+    # greedy is optimal on every instance (heuristics.circuits.greedy's Notes)
+    assert evaluate(skewed, greedy(skewed)) == pytest.approx(evaluate(skewed, exact(skewed)))
+
+
 def test_generator_rejects_bad_sizes():
     with pytest.raises(InvalidInstance, match="gpus = 1: must be >= 2"):
         generate(0, gpus=1)
+    with pytest.raises(InvalidInstance, match="skew = 0.0: must be > 0"):
+        generate(0, skew=0.0)
     with pytest.raises(ValueError, match="colour: not a size option of the circuits generator"):
         fabricopt.generate("circuits", colour=3)

@@ -210,6 +210,31 @@ def test_generator_is_valid_seeded_and_feasible(seed, nodes, wavelengths, data):
     assert instance_from_dict(json.loads(fabricopt.dump(inst))) == inst
 
 
+@given(seed=st.integers(0, 10**6), nodes=st.integers(3, 24), wavelengths=st.integers(1, 8),
+       data=st.data())
+def test_long_reach_family_is_feasible_and_sits_at_the_reach(seed, nodes, wavelengths, data):
+    max_hops = data.draw(st.integers(1, nodes - 1))
+    mp_peers = data.draw(st.integers(0, max_hops - 1)) if max_hops > 1 else 0
+    inst, witness = _generate(seed, nodes=nodes, wavelengths=wavelengths, max_hops=max_hops,
+                              mp_peers=mp_peers, family="long-reach")
+    assert check(inst, witness)
+    near = max(1, max_hops - max(mp_peers, 1) + 1)
+    for i, j in inst.demanded:
+        short = min((j - i) % nodes, (i - j) % nodes)
+        assert short <= max_hops and max(short, nodes - short) >= near
+    # half the wavelengths carry the witness: the rest are room for extra lightpaths
+    assert max(lp.wavelength for lp in witness.lightpaths) < max(1, wavelengths // 2)
+
+
+def test_long_reach_family_separates_the_heuristics_from_the_milp():
+    inst = generate(2, nodes=16, wavelengths=8, max_hops=6, mp_peers=4, family="long-reach")
+    best = fabricopt.solve(inst, "milp")
+    assert best.status == "optimal"
+    assert fabricopt.solve(inst, "mcf").objective > best.objective * 1.05
+    with pytest.raises(InvalidInstance, match="family = 'flat': must be one of hybrid, long-reach"):
+        generate(0, family="flat")
+
+
 def test_generator_traffic_is_ring_local_with_data_parallel_partners():
     inst = generate(4, nodes=32, wavelengths=32, max_hops=8, group=8, mp_peers=3)
     t = inst.traffic

@@ -15,7 +15,7 @@ FIG13 = {"problem": "priorities", "levels": 2,
 
 
 def test_methods_are_registered():
-    assert fabricopt.methods("priorities") == ["crux", "milp", "sincronia", "varys"]
+    assert fabricopt.methods("priorities") == ["crux", "exact", "milp", "sincronia", "varys"]
     assert fabricopt.methods("crux") == ["crux", "ecmp", "enumerate", "sincronia", "varys"]
 
 

@@ -32,7 +32,10 @@ def test_heuristics_return_the_lower_bound_themselves():
 
     inst = generate(3, ops=12)
     for fn in (wiring.sipml, wiring.sipml_ls, wiring.unconstrained, wiring.round_robin):
-        assert fn(inst).bound == lower_bound(inst)
+        fast = fn(inst, bound_milp_s=0)
+        assert fast.bound == lower_bound(inst)
+        assert fast.info["bound_source"] == lower_bound(inst).source
+        assert fn(inst).bound >= lower_bound(inst)
 
 
 def test_sipml_ls_is_deterministic_and_reports_its_search():

@@ -1,0 +1,174 @@
+"""Experiments and tasks: planning, running through the runner, resume, rendering, the
+document markers, and the CLI. The papers' quick variants run in slow tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fabricopt.benchmarks import experiments as exp
+from fabricopt.benchmarks.job import RunSpec, execute, load_plugin
+from fabricopt.benchmarks.store import Store
+from fabricopt.benchmarks.tasks import TaskSpec, execute_task, spec_from_dict
+
+from cli_helpers import run
+
+# The task lives in a plug-in file: every run's process (a forkserver child) loads it.
+TASK_PLUGIN = '''
+from fabricopt.benchmarks.tasks import register_task
+
+
+@register_task("test.affine")
+def affine(x: float, fail: bool = False) -> dict:
+    if fail:
+        raise RuntimeError(f"asked to fail at x = {x}")
+    return {"value": 2.0 * x + 1.0, "x": x}
+'''
+PLUGINS: list[str] = []
+
+
+def _demo_plan(suite, quick):
+    xs = (1.0, 2.0) if quick else (1.0, 2.0, 3.0)
+    specs = [TaskSpec(suite, f"demo/{x:g}", "test.affine", {"x": x}, method="affine",
+                      time_limit_s=30.0, plugins=tuple(PLUGINS)) for x in xs]
+    return specs + [TaskSpec(suite, "demo/fail", "test.affine", {"x": 0.0, "fail": True},
+                             method="affine", time_limit_s=30.0, plugins=tuple(PLUGINS))]
+
+
+def _demo_render(rows, folder, quick):
+    (folder / "demo.csv").write_text("x,value\n" + "".join(
+        f"{r['info']['x']},{r['objective']}\n" for r in rows if r["status"] == "feasible"))
+    values = sorted(r["objective"] for r in rows if r["objective"] is not None)
+    return f"values: {values}"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    plugin = tmp_path_factory.mktemp("plugin") / "affine_task.py"
+    plugin.write_text(TASK_PLUGIN)
+    PLUGINS[:] = [str(plugin)]
+    load_plugin(str(plugin))
+    experiment = exp.Experiment("test-demo", 3, "A demo", "a test experiment",
+                                _demo_plan, _demo_render)
+    exp.experiments()  # load the built-in ones first
+    exp.register_experiment(experiment)
+    yield experiment
+    del exp._EXPERIMENTS["test-demo"]
+
+
+def test_builtin_experiments_are_listed_papers_first():
+    names = [e.name for e in exp.experiments()]
+    assert names[:3] == ["crux", "sipml", "topoopt"]
+    assert {"gaps", "scaling"} <= set(names)
+    for e in exp.experiments():
+        assert e.summary and e.title and e.version >= 1
+
+
+@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling"])
+def test_every_plan_is_tagged_with_its_suite_and_quick_is_smaller(name):
+    e = exp.get_experiment(name)
+    quick = e.plan(exp.suite_name(e, True), True)
+    full = e.plan(exp.suite_name(e, False), False)
+    assert quick and full and len(quick) <= len(full)
+    assert {s.suite for s in quick} == {f"{name}-quick@{e.version}"}
+    assert {s.suite for s in full} == {f"{name}@{e.version}"}
+    keys = [s.key for s in full]
+    assert len(keys) == len(set(keys)), "two runs of one plan share a key"
+
+
+def test_unknown_experiment_names_the_known_ones():
+    with pytest.raises(ValueError, match=r"experiment = 'nope': unknown experiment \(known: crux"):
+        exp.get_experiment("nope")
+
+
+def test_task_spec_round_trips_and_has_a_stable_key(demo):
+    spec = TaskSpec("s@1", "demo/1", "test.affine", {"x": 1.0}, method="affine")
+    again = spec_from_dict(json.loads(json.dumps(spec.to_dict())))
+    assert again == spec and again.key == spec.key
+    assert TaskSpec("s@1", "demo/1", "test.affine", {"x": 2.0}, method="affine").key != spec.key
+    assert spec.kind == "task:test.affine" and spec.sizes == {"x": 1.0}
+    run = RunSpec("q", "circuits/t/0", "h", "circuits", "min", 4, {}, "exact", 0, 1.0, {})
+    assert spec_from_dict(run.to_dict()) == run
+
+
+def test_a_task_reports_its_value_or_its_error(demo):
+    ok = execute_task(TaskSpec("s@1", "demo/1", "test.affine", {"x": 1.5}))
+    assert ok["status"] == "feasible" and ok["objective"] == 4.0 and ok["info"]["x"] == 1.5
+    bad = execute_task(TaskSpec("s@1", "demo/0", "test.affine", {"x": 0.0, "fail": True}))
+    assert bad["status"] == "error" and "asked to fail at x = 0.0" in bad["message"]
+    unknown = execute(TaskSpec("s@1", "demo/0", "test.nothing", {}))
+    assert unknown["status"] == "error" and "unknown task" in unknown["message"]
+    assert "peak_rss_bytes" in unknown
+
+
+def test_run_resume_and_render(demo, tmp_path):
+    out = tmp_path / "demo"
+    outcome, md = exp.run_experiment("test-demo", out, quick=True, workers=1, progress=False)
+    assert (outcome.planned, outcome.ran, outcome.failed) == (3, 3, 1)
+    text = md.read_text()
+    assert text.startswith("## A demo (quick)\n")
+    assert "`fabricopt reproduce test-demo --quick`" in text and "test-demo-quick@3" in text
+    assert "3 runs, 1 failed" in text and "values: [3.0, 5.0]" in text
+    assert (out / "demo.csv").read_text().splitlines()[1:] == ["1.0,3.0", "2.0,5.0"]
+    again, _ = exp.run_experiment("test-demo", out, quick=True, workers=1, progress=False,
+                                  resume=True)
+    assert (again.skipped, again.ran) == (3, 0)
+    # The full variant shares the folder but not the suite: its rows stay apart.
+    full, md_full = exp.run_experiment("test-demo", out, workers=1, progress=False)
+    assert full.ran == 4 and "values: [3.0, 5.0, 7.0]" in md_full.read_text()
+    with Store(out, create=False) as store:
+        assert {r["suite"] for r in store.rows()} == {"test-demo-quick@3", "test-demo@3"}
+
+
+def test_render_needs_stored_runs(demo, tmp_path):
+    Store(tmp_path).close()
+    with pytest.raises(ValueError, match="no stored run of test-demo-quick@3"):
+        exp.render_experiment("test-demo", tmp_path, quick=True)
+
+
+def test_update_document_replaces_only_its_own_section(tmp_path):
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text("# Benchmarks\n\nhand-written\n")
+    assert exp.update_document(doc, "a", "## A\n\none\n")
+    assert exp.update_document(doc, "b", "## B\n\ntwo\n")
+    assert exp.update_document(doc, "a", "## A\n\nthree\n")
+    assert not exp.update_document(doc, "a", "## A\n\nthree\n")
+    text = doc.read_text()
+    assert text.startswith("# Benchmarks\n\nhand-written\n")
+    assert "three" in text and "one" not in text and "two" in text
+    assert text.index("## A") < text.index("## B")
+
+
+def test_cli_lists_runs_and_updates(demo, tmp_path):
+    # The demo experiment lives in this process only: the CLI is called in-process.
+    from fabricopt.cli import main
+
+    assert main(["reproduce", "--list"]) == 0
+    out = tmp_path / "cli"
+    doc = tmp_path / "DOC.md"
+    assert main(["reproduce", "test-demo", "--quick", "--out", str(out), "--workers", "1",
+                 "--no-progress", "--update", str(doc)]) == 0
+    assert "values: [3.0, 5.0]" in doc.read_text()
+    assert main(["reproduce", "test-demo", "--quick", "--out", str(out), "--render-only"]) == 0
+
+
+def test_cli_unknown_experiment_is_one_line_exit_2():
+    code, stdout, stderr = run("reproduce", "nope")
+    assert code == 2 and stdout == ""
+    assert len(stderr.strip().splitlines()) == 1 and "unknown experiment" in stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling"])
+def test_quick_variant_runs_and_renders(name, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "fabricopt", "reproduce", name, "--quick",
+                           "--out", str(tmp_path), "--no-progress"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    md = tmp_path / f"{name}-quick.md"
+    assert md.read_text().startswith("## ")
+    assert "0 failed" in md.read_text() or name in ("crux", "gaps")  # enumerate may refuse
+    assert list(tmp_path.glob("*.csv"))
