@@ -76,7 +76,7 @@ def package_versions() -> dict[str, str]:
     from .. import __version__
 
     out = {"python": platform.python_version(), "fabricopt": __version__}
-    for name in ("numpy", "pulp", "highspy", "networkx"):
+    for name in ("numpy", "pulp", "highspy", "networkx", "scipy", "rustworkx"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

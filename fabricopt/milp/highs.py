@@ -33,6 +33,7 @@ import numpy as np
 
 from ..errors import SolverFailure
 from .arrays import LinearArrays
+from .sparse import ColumnValues
 
 __all__ = ["solve_highs", "highs_version", "new_highs"]
 
@@ -82,7 +83,7 @@ def _agree(a: float, b: float) -> bool:
     return abs(a - b) <= _OBJECTIVE_RTOL * max(abs(a), abs(b)) + 1e-12
 
 
-def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start: Mapping[str, float] | None):
+def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start):
     import highspy
 
     inf = highspy.kHighsInf
@@ -108,7 +109,11 @@ def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start: Mapping[str
     h.changeObjectiveOffset(arrays.offset)
     h.changeObjectiveSense(highspy.ObjSense.kMaximize if arrays.maximize
                            else highspy.ObjSense.kMinimize)
-    if start:
+    if isinstance(start, np.ndarray):
+        if len(start):
+            h.setSolution(len(start), np.arange(len(start), dtype=np.int32),
+                          np.asarray(start, float))
+    elif start:
         position = {name: k for k, name in enumerate(arrays.names)}
         idx = np.array([position[k] for k in start if k in position], np.int32)
         val = np.array([float(start[k]) for k in start if k in position], float)
@@ -205,7 +210,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
     reported = None if col is None else info.objective_function_value
     if col is not None and not _agree(objective, reported):
         mismatch = {"highs_objective": reported, "columns_objective": objective}
-        if warm_start:
+        if warm_start is not None and len(warm_start):
             retry = _attempt(arrays, deadline, rel_gap, seed, None)
             if retry[1] is not None and _agree(arrays.objective_of(retry[1]),
                                                retry[2].objective_function_value):
@@ -228,7 +233,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
     elif status == "optimal":
         bound = objective
     nodes = int(info.mip_node_count) if integer else 0
-    values = None if col is None else dict(zip(arrays.names, col.tolist()))
+    values = None if col is None else ColumnValues(arrays.names, col)
     return status, values, objective, bound, nodes, notes
 
 
@@ -240,4 +245,7 @@ def solve_empty(arrays: LinearArrays):
     """
     if np.any(arrays.row_lower > _EMPTY_ROW_TOL) or np.any(arrays.row_upper < -_EMPTY_ROW_TOL):
         return "infeasible", None, None, None, 0, {"model_status": "Empty"}
-    return "optimal", {}, arrays.offset, arrays.offset, 0, {"model_status": "Empty"}
+    # (a sparse model solved by CBC may have columns that are in no row: any value)
+    col = np.clip(np.zeros(len(arrays.names)), arrays.col_lower, arrays.col_upper)
+    return ("optimal", ColumnValues(arrays.names, col), arrays.offset, arrays.offset, 0,
+            {"model_status": "Empty"})

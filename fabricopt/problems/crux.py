@@ -448,7 +448,8 @@ def evaluate(instance: CruxInstance, solution: CruxSolution) -> float:
     """
     _validate_shape(instance, solution)
     jobs = sim_jobs(instance, solution.path, solution.level)
-    result = simulate(instance.links, jobs, instance.warmup, instance.window)
+    result = simulate(instance.links, jobs, instance.warmup, instance.window,
+                      names=instance.ids)
     return utilization(result, [job.gpus for job in instance.jobs])
 
 
