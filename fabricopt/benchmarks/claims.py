@@ -43,6 +43,13 @@ def _evidence(rows: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return best
 
 
+def _claimed_optimal(row: dict[str, Any]) -> bool:
+    """Did the method claim ``optimal``? Also true of a claim ``solve`` already refused
+    (status ``feasible``, the reason in ``info["optimality"]``): the claim was still made."""
+    info = row.get("info") or {}
+    return row["status"] == "optimal" or (isinstance(info, dict) and "optimality" in info)
+
+
 def contradictions(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
     """``run_key -> why`` for every run whose claim another run's answer refutes.
 
@@ -70,7 +77,7 @@ def contradictions(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
         if row["status"] == "infeasible":
             out[row["run_key"]] = (f"claims infeasible, but {by} found a feasible solution "
                                    f"of objective {found:.6g}")
-        elif row["status"] == "optimal" and row["objective"] is not None \
+        elif _claimed_optimal(row) and row["objective"] is not None \
                 and _beats(row["sense"], found, row["objective"]):
             out[row["run_key"]] = (f"claims optimal at {row['objective']:.6g}, but {by} "
                                    f"found objective {found:.6g}")
