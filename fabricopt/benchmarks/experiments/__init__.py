@@ -237,6 +237,11 @@ def update_document(document: str | Path, name: str, section: str | Path) -> boo
     """
     document = Path(document)
     text = Path(section).read_text() if isinstance(section, Path) else section
+    # Figures stay in the results folder (no binaries in the document's repository):
+    # an image link becomes a note of the file the command writes.
+    text = re.sub(r"!\[([^\]]*)\]\(([^)]+\.png)\)",
+                  lambda m: f"Figure: {m.group(1)} (`{m.group(2)}`, written by the command "
+                            f"into its results folder).", text)
     begin, end = _markers(name)
     block = f"{begin}\n{text.rstrip()}\n{end}"
     old = document.read_text() if document.exists() else ""
