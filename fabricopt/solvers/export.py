@@ -88,17 +88,31 @@ def _names(items) -> list[str]:
     return out
 
 
-def highs_model(problem):
-    """A ``highspy.Highs`` holding the PuLP ``problem`` — loaded as ``solve`` loads it —
-    with its columns and rows named (:func:`portable_name`)."""
+def model_arrays(problem):
+    """The arrays ``solve`` loads for ``problem`` (a ``SparseModel`` or a PuLP problem)
+    and its row names: a sparse model's rows are ``<row block>_<k>``."""
     from ..milp.arrays import from_pulp
+    from ..milp.sparse import SparseModel
+
+    if isinstance(problem, SparseModel):
+        arrays = problem.arrays()
+        rows = [f"r{k}" for k in range(len(arrays.row_lower))]
+        for name, (first, count) in problem.row_blocks.items():
+            rows[first:first + count] = [f"{name}_{k}" for k in range(count)]
+        return arrays, rows
+    return from_pulp(problem), list(problem.constraints)
+
+
+def highs_model(problem):
+    """A ``highspy.Highs`` holding ``problem`` — loaded as ``solve`` loads it — with its
+    columns and rows named (:func:`portable_name`)."""
     from ..milp.highs import _load
 
-    arrays = from_pulp(problem)
+    arrays, rows = model_arrays(problem)
     h = _load(arrays, rel_gap=0.0, seed=0, start=None)
     for k, name in enumerate(_names(arrays.names)):
         h.passColName(k, name)
-    for r, name in enumerate(_names(problem.constraints)):
+    for r, name in enumerate(_names(rows)):
         h.passRowName(r, name)
     return h
 
@@ -143,7 +157,8 @@ def write_model(instance, path: str | Path, method: str = "milp", **options) -> 
     if path.suffix.lower() not in FORMATS:
         raise ValueError(f"--out = {str(path)!r}: the suffix must be .mps or .lp")
     model = build_model(instance, method, **options)
-    if not model.problem.variables():
+    arrays, _ = model_arrays(model.problem)
+    if not len(arrays.names):
         raise SolverUnavailable(f"{kind_of(instance).name}/{method}: the model has no "
                                 f"variables (solved by inspection); nothing to export")
     h = highs_model(model.problem)
@@ -152,7 +167,7 @@ def write_model(instance, path: str | Path, method: str = "milp", **options) -> 
     if status.name != "kOk" and not path.is_file():
         raise SolverFailure(f"HiGHS could not write {path}: {status}")
     _log.info("wrote %s: %d columns (%d integer), %d rows", path, h.getNumCol(),
-              sum(1 for v in model.problem.variables() if v.cat == "Integer"), h.getNumRow())
+              len(arrays.integer), h.getNumRow())
     return path
 
 
@@ -238,8 +253,11 @@ def decode_values(instance, values, method: str = "milp", **options):
     InvalidSolution
         If ``values`` names a column the model does not have, or cannot be decoded.
     """
+    from ..milp.sparse import ColumnValues
+
     model = build_model(instance, method, **options)
-    pulp_names = [v.name for v in model.problem.variables()]
+    arrays, _ = model_arrays(model.problem)
+    pulp_names = list(arrays.names)
     by_file_name = dict(zip(_names(pulp_names), pulp_names))
     if isinstance(values, (str, Path)):
         values = read_values(values, by_file_name)
@@ -247,9 +265,10 @@ def decode_values(instance, values, method: str = "milp", **options):
     if unknown:
         raise InvalidSolution(f"{unknown[0]}: not a column of the {kind_of(instance).name}/"
                               f"{method} model (was it exported with other options?)")
+    named = _Values({by_file_name[k]: v for k, v in values.items()}, pulp_names)
     try:
-        return model.decode(_Values({by_file_name[k]: v for k, v in values.items()},
-                                    pulp_names))
+        # A sparse model's decoder reads the column vector; a PuLP one looks names up.
+        return model.decode(ColumnValues(pulp_names, [named[n] for n in pulp_names]))
     except (InvalidInstance, InvalidSolution):
         raise
     except Exception as exc:  # a decode that trips over impossible values

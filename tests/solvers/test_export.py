@@ -8,8 +8,8 @@ import pytest
 import fabricopt
 from fabricopt import InvalidSolution, SolverUnavailable
 from fabricopt.cli import main
-from fabricopt.solvers.export import (EXPORTABLE, build_model, decode_values, portable_name,
-                                      write_model)
+from fabricopt.solvers.export import (EXPORTABLE, build_model, decode_values, model_arrays,
+                                      portable_name, write_model)
 from fabricopt.solvers.milp import run_milp
 
 from cli_helpers import run
@@ -47,14 +47,14 @@ def test_the_file_has_the_models_optimum_and_decodes_to_an_optimal_solution(
     in_process = run_milp(model.problem)
     assert in_process.status == "optimal"
     h = _solve_file(write_model(inst, tmp_path / f"model{suffix}"))
-    assert h.getNumCol() == len(model.problem.variables())
-    assert h.getNumRow() == len(model.problem.constraints)
+    arrays, rows = model_arrays(model.problem)
+    assert h.getNumCol() == len(arrays.names)
+    assert h.getNumRow() == len(rows)
     assert h.getInfo().objective_function_value == pytest.approx(in_process.objective,
                                                                  rel=1e-7, abs=1e-9)
     # the column names are the portable names of the formulation's variables (an LP
     # file lists them in order of appearance)
-    assert sorted(h.getLp().col_names_) == sorted(portable_name(v.name)
-                                                  for v in model.problem.variables())
+    assert sorted(h.getLp().col_names_) == sorted(portable_name(n) for n in arrays.names)
     h.writeSolution(str(tmp_path / "answer.sol"), 0)
     solution = decode_values(inst, tmp_path / "answer.sol")
     assert fabricopt.check(inst, solution).feasible
