@@ -252,7 +252,6 @@ def milp_build(tree: Path, baseline: Path | None, timeout_s: float) -> list[str]
 
 def fill_threshold(sizes=(8, 16, 32, 64, 96, 128, 192, 256, 512), repeat=20) -> list[str]:
     """CPU seconds of one fill by each kernel on clusters of the 200-job crux case."""
-    sys.path.insert(0, str(ROOT))
     import time
 
     from fabricopt.heuristics.crux import ecmp

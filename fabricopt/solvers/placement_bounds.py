@@ -16,10 +16,14 @@ from ..problems import NamedBound
 from ..problems.placement import PlacementInstance, PlacementSolution, evaluate, lower_bound
 from .milp import run_milp
 
-__all__ = ["lp_relaxation_bound", "milp_dual_bound", "heuristic_bound", "MAX_MODEL_OPS"]
+__all__ = ["lp_relaxation_bound", "milp_dual_bound", "heuristic_bound", "MAX_MODEL_OPS",
+           "MAX_MODEL_GPUS"]
 
 #: Largest instance (ops) whose MILP the heuristics build for a bound by default.
 MAX_MODEL_OPS = 16
+#: ... and on at most this many GPUs: the model grows with the square of the GPU count
+#: (a pair variable per GPU pair and transfer), so 5 ops on 4,096 GPUs would not fit.
+MAX_MODEL_GPUS = 16
 
 # Auto MILP bound: this many seconds, at most this share of a method's time limit.
 _AUTO_MILP_S = 2.0
@@ -88,7 +92,8 @@ def heuristic_bound(instance: PlacementInstance, solution: PlacementSolution | N
     """The best bound to report beside a heuristic's answer, named by its source.
 
     The fast bounds of :func:`fabricopt.problems.placement_bounds.bounds` always; for
-    instances of at most :data:`MAX_MODEL_OPS` ops also the LP relaxation and the
+    instances of at most :data:`MAX_MODEL_OPS` ops on at most :data:`MAX_MODEL_GPUS`
+    GPUs also the LP relaxation and the
     MILP's dual bound (``lp-relaxation``, ``milp-dual``) after ``milp_s`` seconds
     (default: 2 s, at most a quarter of ``time_limit``; 0 skips both).
 
@@ -111,7 +116,8 @@ def heuristic_bound(instance: PlacementInstance, solution: PlacementSolution | N
     fast = lower_bound(instance)
     found = {fast.source: float(fast)}
     if milp_s is None:
-        milp_s = 0.0 if instance.size > MAX_MODEL_OPS else _AUTO_MILP_S
+        small = instance.size <= MAX_MODEL_OPS and instance.gpus <= MAX_MODEL_GPUS
+        milp_s = _AUTO_MILP_S if small else 0.0
         if time_limit is not None:
             milp_s = min(milp_s, _AUTO_SHARE * time_limit)
     upper = evaluate(instance, solution) if solution is not None else None
