@@ -21,14 +21,15 @@ References
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
 
 from ..problems.priorities import PrioritiesInstance, PrioritiesSolution
 
-__all__ = ["Dag", "random_topological_order", "best_split", "compress", "ranking",
-           "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
+__all__ = ["Dag", "random_topological_order", "best_split", "compress", "compress_search",
+           "ranking", "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
            "rank_instance"]
 
 
@@ -252,15 +253,37 @@ def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
     >>> value, level.tolist()
     (6.0, [1, 0, 1, 0])
     """
+    value, level, _ = compress_search(n, edges, levels, orders=orders, seed=seed, split=split)
+    return value, level
+
+
+def compress_search(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
+                    orders: int = 10, seed: int = 0, split: str = "monotone",
+                    deadline: float | None = None) -> tuple[float, np.ndarray, int]:
+    """:func:`compress` that may stop drawing orders at ``deadline``: ``(value, level, tried)``.
+
+    ``deadline`` is a :func:`time.perf_counter` instant; once it has passed no further
+    order is drawn, but the first is always split, so ``tried >= 1``. Orders are drawn
+    from one seeded stream, so an uncut search is :func:`compress` exactly; a cut one
+    depends on the machine's speed.
+
+    Examples
+    --------
+    >>> compress_search(4, [(0, 1, 4.0), (2, 3, 2.0)], 2, deadline=0.0)[2]
+    1
+    """
     levels = int(levels)
     if levels < 1:
         raise ValueError(f"levels = {levels}: must be >= 1")
     dag = Dag(n, edges)
     rng = np.random.default_rng(seed)
-    best_value, best = -np.inf, None
+    best_value, best, tried = -np.inf, None, 0
     for _ in range(max(1, int(orders))):
+        if tried and deadline is not None and time.perf_counter() >= deadline:
+            break
         order = random_topological_order(dag, rng)
         value, bounds = best_split(dag, order, levels, split=split)
+        tried += 1
         if value > best_value:                     # keep the first of equal cuts
             best_value, best = value, (order, bounds)
     level = np.zeros(n, dtype=np.int64)
@@ -269,7 +292,7 @@ def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
     for b, end in enumerate(bounds):
         level[order[start:end]] = levels - 1 - b
         start = end
-    return max(best_value, 0.0), level
+    return max(best_value, 0.0), level, tried
 
 
 def ranking(ids: Sequence[str], priority: Sequence[float]) -> list[int]:

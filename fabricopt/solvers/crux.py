@@ -16,10 +16,14 @@ def crux(instance: CruxInstance, *, time_limit=None, seed=0, orders: int = 10,
     """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression.
 
     ``compression="dp"`` is the paper's Algorithm 1, ``"exact"`` the optimal K-cut.
+    ``time_limit`` stops the k_j replays (jobs left keep k_j = 1) and the drawing of
+    BFS orders, one whole plan always (see ``heuristics.crux.crux_search``; a cut makes
+    the answer machine-dependent); ``info`` counts ``corrections`` and ``orders_tried``.
     """
-    return SolverOutput(heuristics.crux(instance, seed=seed, orders=orders, load=load,
-                                        jitter=jitter, replays=replays,
-                                        compression=compression), "feasible")
+    solution, info = heuristics.crux_search(instance, seed=seed, orders=orders, load=load,
+                                            jitter=jitter, replays=replays,
+                                            compression=compression, time_limit=time_limit)
+    return SolverOutput(solution, "feasible", info=info)
 
 
 def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
@@ -59,7 +63,7 @@ def enumerate_(instance: CruxInstance, *, time_limit=None, seed=0,
 LOAD = Option("load", str, "utilization", "link load rule of path selection",
               choices=heuristics._LOAD_RULES)
 
-register_method("crux", "crux", crux, options=(
+register_method("crux", "crux", crux, honours_time_limit=True, options=(
     Option("orders", int, 10, "random topological orders of the compression DP",
            check=at_least(1)),
     LOAD,
