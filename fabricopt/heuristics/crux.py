@@ -33,8 +33,8 @@ from .compression_exact import exact_compress
 
 __all__ = ["fastest_paths", "link_bytes", "bottleneck_time", "gpu_intensity", "select_paths",
            "reference_job", "correction_factor", "correction_factors", "contention_dag",
-           "crux_plan", "crux", "crux_search", "ranked_plan", "ecmp", "compress", "K_MAX",
-           "COMPRESSIONS"]
+           "crux_plan", "crux", "crux_search", "ranked_plan", "ranked_search", "ecmp",
+           "compress", "K_MAX", "COMPRESSIONS"]
 
 #: The correction factor of a job that should always precede the reference (notes §2.2).
 K_MAX = 1e6
@@ -418,17 +418,12 @@ def crux_search(instance: CruxInstance, *, seed: int = 0, orders: int = 10,
     >>> info["corrections"], info["orders_tried"]
     (0, 1)
     """
-    began = time.perf_counter()
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     if compression not in COMPRESSIONS:
         raise ValueError(f"compression = {compression!r}: must be one of "
                          f"{', '.join(COMPRESSIONS)}")
-    deadline = None if time_limit is None else began + time_limit
-    path, priority, intensity, replayed, to_replay = _plan(
-        instance, load=load, jitter=jitter, replays=replays, deadline=deadline)
-    info = {"corrections": replayed, "corrections_total": to_replay}
-    cut = []
-    if replayed < to_replay:
-        cut.append(f"k_j replayed for {replayed} of {to_replay} jobs (the rest keep k_j = 1)")
+    path, priority, intensity, info, cut = _plan_by(instance, deadline, load=load,
+                                                    jitter=jitter, replays=replays)
     edges = contention_dag(instance, path, priority, intensity)
     if compression == "exact":
         _, level, _ = exact_compress(len(instance.jobs), edges, instance.levels)
@@ -438,21 +433,57 @@ def crux_search(instance: CruxInstance, *, seed: int = 0, orders: int = 10,
         info["orders_tried"] = tried
         if tried < max(1, int(orders)):
             cut.append(f"{tried} of {orders} BFS orders split")
+    return _solution(instance, path, priority, level), _say_cut(info, cut, time_limit)
+
+
+def _plan_by(instance: CruxInstance, deadline: float | None, **plan):
+    """:func:`_plan` by ``deadline``: ``(path, priority, intensity, info, cut)``, with
+    ``info`` counting the k_j replays and ``cut`` listing what the deadline cut."""
+    path, priority, intensity, replayed, to_replay = _plan(instance, deadline=deadline,
+                                                           **plan)
+    cut = []
+    if replayed < to_replay:
+        cut.append(f"k_j replayed for {replayed} of {to_replay} jobs (the rest keep k_j = 1)")
+    return (path, priority, intensity,
+            {"corrections": replayed, "corrections_total": to_replay}, cut)
+
+
+def _say_cut(info: dict, cut: list, time_limit: float | None) -> dict:
     if cut:
         info["time_limit_exceeded"] = (f"the time limit of {time_limit:g} s ran out: "
                                        + "; ".join(cut))
-    return _solution(instance, path, priority, level), info
+    return info
 
 
-def ranked_plan(instance: CruxInstance, rule: str, *, load: str = "utilization") -> CruxSolution:
+def ranked_plan(instance: CruxInstance, rule: str, *, load: str = "utilization",
+                time_limit: float | None = None) -> CruxSolution:
     """Crux's paths and priorities compressed by a ranking rule, ``"sincronia"``
-    (top K-1 alone, the rest share the lowest level) or ``"varys"`` (K equal blocks)."""
+    (top K-1 alone, the rest share the lowest level) or ``"varys"`` (K equal blocks).
+    ``time_limit`` cuts the k_j replays as in :func:`crux_search` (see
+    :func:`ranked_search`)."""
+    return ranked_search(instance, rule, load=load, time_limit=time_limit)[0]
+
+
+def ranked_search(instance: CruxInstance, rule: str, *, load: str = "utilization",
+                  time_limit: float | None = None) -> tuple[CruxSolution, dict]:
+    """:func:`ranked_plan` and ``info`` as in :func:`crux_search` (no orders: the rule
+    is one pass). A cut makes the answer machine-dependent.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.crux import generate
+    >>> inst = generate(seed=1, jobs=3, tors=2)
+    >>> ranked_search(inst, "varys", time_limit=1e-9)[1]["corrections"]
+    0
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     rules = {"sincronia": sincronia_levels, "varys": varys_levels}
     if rule not in rules:
         raise ValueError(f"rule = {rule!r}: must be one of {', '.join(rules)}")
-    path, priority, _ = crux_plan(instance, load=load)
+    path, priority, _, info, cut = _plan_by(instance, deadline, load=load, jitter=0.0,
+                                            replays=20)
     level = rules[rule](ranking(instance.ids, priority), instance.levels)
-    return _solution(instance, path, priority, level)
+    return _solution(instance, path, priority, level), _say_cut(info, cut, time_limit)
 
 
 def ecmp(instance: CruxInstance, *, seed: int = 0) -> CruxSolution:

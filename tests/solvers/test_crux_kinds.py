@@ -79,3 +79,18 @@ def test_crux_without_a_limit_is_unchanged():
     assert r.solution == heuristics.crux(inst, seed=5) == heuristics.crux(inst, seed=5,
                                                                          time_limit=None)
     assert "time_limit_exceeded" not in r.info
+
+
+@pytest.mark.parametrize("method", ["sincronia", "varys"])
+def test_ranked_baselines_honour_a_time_limit(method):
+    from fabricopt.solvers.registry import get_method
+
+    assert get_method("crux", method).honours_time_limit
+    inst = fabricopt.generate("crux", seed=0, jobs=8, tors=4)
+    free = fabricopt.solve(inst, method)
+    assert free.info["corrections"] == free.info["corrections_total"] > 1
+    assert "time_limit_exceeded" not in free.info
+    assert fabricopt.solve(inst, method, time_limit=600.0).solution == free.solution
+    cut = fabricopt.solve(inst, method, time_limit=1e-9)
+    assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
+    assert cut.info["corrections"] == 0 and "k_j replayed for 0 of" in cut.info["time_limit_exceeded"]
