@@ -30,7 +30,7 @@ from ..problems.priorities import PrioritiesInstance, PrioritiesSolution
 
 __all__ = ["Dag", "random_topological_order", "best_split", "compress", "compress_search",
            "ranking", "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
-           "rank_instance"]
+           "compress_instance_search", "rank_instance"]
 
 
 class Dag:
@@ -344,9 +344,35 @@ def compress_instance(instance: PrioritiesInstance, *, orders: int = 10, seed: i
     >>> dict(compress_instance(inst).level)
     {'J0': 1, 'J1': 0, 'J2': 1, 'J3': 0}
     """
-    _, level = compress(len(instance.jobs), instance.edges, instance.levels, orders=orders,
-                        seed=seed, split=split)
-    return PrioritiesSolution({name: int(level[j]) for j, name in enumerate(instance.ids)})
+    return compress_instance_search(instance, orders=orders, seed=seed, split=split)[0]
+
+
+def compress_instance_search(instance: PrioritiesInstance, *, orders: int = 10, seed: int = 0,
+                             split: str = "monotone", time_limit: float | None = None
+                             ) -> tuple[PrioritiesSolution, dict]:
+    """:func:`compress_instance` within ``time_limit``: ``(solution, info)``.
+
+    No further BFS order is drawn once ``time_limit`` seconds have passed (one always
+    is, see :func:`compress_search`; a cut makes the answer machine-dependent).
+    ``info``: ``orders_tried`` and, when cut, ``time_limit_exceeded``.
+
+    Examples
+    --------
+    >>> inst = PrioritiesInstance(2, [{"id": f"J{k}", "priority": 4 - k, "intensity": 4 - k}
+    ...                               for k in range(4)], [["J0", "J1"], ["J2", "J3"]])
+    >>> compress_instance_search(inst, time_limit=1e-9)[1]["orders_tried"]
+    1
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    _, level, tried = compress_search(len(instance.jobs), instance.edges, instance.levels,
+                                      orders=orders, seed=seed, split=split,
+                                      deadline=deadline)
+    info = {"orders_tried": tried}
+    if tried < max(1, int(orders)):
+        info["time_limit_exceeded"] = (f"the time limit of {time_limit:g} s ran out: "
+                                       f"{tried} of {orders} BFS orders split")
+    solution = PrioritiesSolution({name: int(level[j]) for j, name in enumerate(instance.ids)})
+    return solution, info
 
 
 def rank_instance(instance: PrioritiesInstance, rule: str) -> PrioritiesSolution:

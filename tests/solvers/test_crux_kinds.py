@@ -94,3 +94,18 @@ def test_ranked_baselines_honour_a_time_limit(method):
     cut = fabricopt.solve(inst, method, time_limit=1e-9)
     assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
     assert cut.info["corrections"] == 0 and "k_j replayed for 0 of" in cut.info["time_limit_exceeded"]
+
+
+def test_priorities_crux_honours_a_time_limit():
+    from fabricopt.heuristics.compression import compress_instance
+    from fabricopt.solvers.registry import get_method
+
+    assert get_method("priorities", "crux").honours_time_limit
+    inst = fabricopt.generate("priorities", seed=1, jobs=30, levels=3)
+    free = fabricopt.solve(inst, "crux", seed=4)
+    assert free.solution == compress_instance(inst, seed=4) and free.info["orders_tried"] == 10
+    assert "time_limit_exceeded" not in free.info
+    cut = fabricopt.solve(inst, "crux", seed=4, time_limit=1e-9)
+    assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
+    assert cut.info["orders_tried"] == 1 and "1 of 10 BFS orders" in cut.info["time_limit_exceeded"]
+    assert cut.solution == compress_instance(inst, seed=4, orders=1)
