@@ -74,7 +74,8 @@ def ocs_reconfig(instance: TopologyInstance, *, time_limit=None, seed=0,
                       flow_relaxation)
 
 
-_milp = milp_method(formulation.build, warm_start_from=finder.topoopt)
+_milp = milp_method(formulation.build, warm_start_from=finder.topoopt,
+                    warm_start_timed=True)
 
 
 def milp(instance: TopologyInstance, *, time_limit=None, seed=0, backend="highs",

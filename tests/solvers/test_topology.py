@@ -91,3 +91,14 @@ def test_topoopt_without_a_limit_is_unchanged():
     r = fabricopt.solve(inst, "topoopt", time_limit=600.0)
     assert r.solution == topoopt(inst) == topoopt(inst, time_limit=None)
     assert "time_limit_exceeded" not in r.info
+
+
+def test_milp_warm_start_gets_the_time_limit():
+    # the topoopt warm start stops at the deadline too, so a tiny limit returns its
+    # first candidate (the paper's allocation) instead of running every candidate
+    from fabricopt.heuristics.topoopt import topoopt
+
+    inst = generate(seed=0, servers=16, degree=6)
+    r = fabricopt.solve(inst, "milp", time_limit=1e-9)
+    assert r.status == "feasible" and "time_limit_exceeded" in r.info
+    assert r.solution == topoopt(inst, candidates=False)
