@@ -1,7 +1,7 @@
 """Bounds benchmarks (issue 17): how far the bounds beside heuristic answers are from
 the optimum, and the primal–dual gaps they certify at the papers' scale.
 
-Run from a checkout (the script puts the checkout first on ``sys.path``)::
+Run with fabricopt installed (``pip install -e .`` in a checkout)::
 
     python benchmarks/bench_bounds.py --optimum     # 30 tiny instances: bound vs optimum
     python benchmarks/bench_bounds.py --families    # 500-op and 2,000-op placement families
@@ -18,15 +18,13 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fabricopt  # noqa: E402
-from fabricopt.problems import placement, topology  # noqa: E402
-from fabricopt.problems.placement_bounds import critical_path_bound, load_bound  # noqa: E402
-from fabricopt.solvers.result import relative_gap  # noqa: E402
-from fabricopt.solvers.topology_bounds import relaxation_bound  # noqa: E402
+import fabricopt
+from fabricopt.problems import placement, topology
+from fabricopt.problems.placement_bounds import critical_path_bound, load_bound
+from fabricopt.solvers.result import relative_gap
+from fabricopt.solvers.topology_bounds import relaxation_bound
 
 
 def _old_placement_bound(instance) -> float:

@@ -31,20 +31,18 @@ import platform
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 # Run from a checkout: import this repository's fabricopt, not an installed one.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fabricopt  # noqa: E402
-from fabricopt import SolverUnavailable  # noqa: E402
-from fabricopt.formulations.crux import enumerate_optimum, plan  # noqa: E402
-from fabricopt.heuristics import compression  # noqa: E402
-from fabricopt.heuristics import crux as crux_heuristics  # noqa: E402
-from fabricopt.problems import evaluate  # noqa: E402
-from fabricopt.problems.crux import (CruxFlow, CruxInstance, generate,  # noqa: E402
+import fabricopt
+from fabricopt import SolverUnavailable
+from fabricopt.formulations.crux import enumerate_optimum, plan
+from fabricopt.heuristics import compression
+from fabricopt.heuristics import crux as crux_heuristics
+from fabricopt.problems import evaluate
+from fabricopt.problems.crux import (CruxFlow, CruxInstance, generate,
                                      utilization_bound)
 
 METHODS = ("crux", "ecmp", "sincronia", "varys")

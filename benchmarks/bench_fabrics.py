@@ -1,21 +1,16 @@
-"""The papers' fabric comparisons on the shared cost model (BENCHMARKS.md ``## fabrics``).
+"""The papers' fabric comparisons on the shared cost model (BENCHMARKS.md).
 
-1. SiP-ML: SiP-OCS and SiP-Ring at per-GPU bandwidth B against Elect-Flat at B/2, and
-   SiP-ML's speed-up over Elect-Cluster (200 / 400 Gbps per server), for ResNet-50, the
-   Transformer and Megatron (GPT, 18.4B) on 1024 GPUs, B = 128 ... 8192 Gbps.
-2. TopoOpt: direct-connect (degree 4) against the Fat-tree of the same $ cost, on 128
-   servers of 4 GPUs each (modelled as one 4x GPU, TopoOpt's ``--big-gpu 4``).
+1. SiP-ML and 2. TopoOpt: thin calls of ``fabricopt reproduce sipml`` and
+   ``fabricopt reproduce topoopt`` (see :mod:`fabricopt.benchmarks.experiments`), which
+   run through the harness's runner and store and resume where they stopped.
 3. SimAI: the real 9,216-GPU MoE workload (AICB format) read, turned into per-iteration
    traffic at a few GPU counts, and priced on fabrics beside its compute time.
 
 Run from the repository root::
 
-    python benchmarks/bench_fabrics.py --section sipml --max-k 64 --out bench-out
+    python benchmarks/bench_fabrics.py --section sipml --out bench-out   # = fabricopt reproduce sipml
     python benchmarks/bench_fabrics.py --section topoopt --out bench-out
     python benchmarks/bench_fabrics.py --section simai
-
-Each section writes one table and one plot per workload into ``--out`` and prints the
-summary tables that BENCHMARKS.md records, with the wall time of each run.
 """
 
 from __future__ import annotations
@@ -25,89 +20,16 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from fabricopt.fabrics.comparison import (SIPML_BANDWIDTHS, compare, markdown_table,  # noqa: E402
-                                          plot, write_csv)
-from fabricopt.fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS  # noqa: E402
-
-SIPML_FABRICS = ("elect-flat", "elect-flat-half", "elect-cluster-200", "elect-cluster-400",
-                 "sip-ocs", "sip-ring")
-SIPML_WORKLOADS = ("resnet50", "transformer", "megatron")
-TOPOOPT_FABRICS = ("direct-connect", "fat-tree-cost-matched", "elect-flat")
-TOPOOPT_WORKLOADS = ("vgg16", "resnet50", "bert-large", "dlrm")
 
 
-def _ratio(a, b):
-    return "-" if a is None or b is None else f"{a / b:.2f}"
 
+def paper_section(name: str, quick: bool, out: Path) -> None:
+    """The SiP-ML and TopoOpt sections are experiments of the harness: this runs
+    ``fabricopt reproduce NAME`` (resumable) and prints its section."""
+    from fabricopt.benchmarks.experiments import run_experiment
 
-def _run(workload, gpus, bandwidths, fabrics, out: Path, args, **kw):
-    start = time.perf_counter()
-    rows = compare(workload, gpus, bandwidths, fabrics, max_k=args.max_k, seed=args.seed,
-                   progress=(lambda line: print(f"  {workload}: {line}", file=sys.stderr,
-                                                flush=True)), **kw)
-    wall = time.perf_counter() - start
-    stem = out / f"{workload}-{gpus}"
-    (stem.with_suffix(".md")).write_text(markdown_table(rows) + "\n")
-    write_csv(rows, stem.with_suffix(".csv"))
-    plot(rows, stem.with_suffix(".png"))
-    return rows, wall
-
-
-def sipml(args, out: Path) -> None:
-    print(f"### SiP-ML: iteration time (ms) on {args.gpus} GPUs; ratios > 1 favour SiP-ML\n")
-    print("| workload | B Gbps | Elect-Flat B | Elect-Flat B/2 | SiP-OCS B | SiP-Ring B "
-          "| Cluster-200 | Cluster-400 | Flat(B/2) / OCS | Flat(B/2) / Ring "
-          "| Cluster-400 / OCS | Cluster-200 / OCS | best k x l (OCS) |")
-    print("|" + "---|" * 13)
-    walls = []
-    for workload in args.workloads or SIPML_WORKLOADS:
-        rows, wall = _run(workload, args.gpus, args.bandwidths, SIPML_FABRICS, out, args)
-        walls.append((workload, wall))
-        t = {(r.fabric, r.gbps): r for r in rows}
-        for b in sorted(args.bandwidths):
-            def ms(name):
-                r = t[(name, b)]
-                return r.iteration_s
-
-            cells = [ms(n) for n in ("elect-flat", "elect-flat-half", "sip-ocs", "sip-ring",
-                                     "elect-cluster-200", "elect-cluster-400")]
-            ocs = t[("sip-ocs", b)]
-            print(f"| {workload} | {b:g} | " + " | ".join("-" if c is None else f"{c * 1e3:.3g}"
-                                                        for c in cells)
-                  + f" | {_ratio(ms('elect-flat-half'), ms('sip-ocs'))}"
-                  f" | {_ratio(ms('elect-flat-half'), ms('sip-ring'))}"
-                  f" | {_ratio(ms('elect-cluster-400'), ms('sip-ocs'))}"
-                  f" | {_ratio(ms('elect-cluster-200'), ms('sip-ocs'))}"
-                  f" | {'-' if ocs.k is None else f'{ocs.k} x {ocs.l}'} |")
-    print()
-    for workload, wall in walls:
-        print(f"- {workload}: {wall:.0f} s wall")
-
-
-def topoopt(args, out: Path) -> None:
-    print("### TopoOpt: iteration time (ms) on 128 servers (4 GPUs each), degree 4\n")
-    print("| workload | Gbps/server | direct-connect | cost $K | Fat-tree, same cost "
-          "| its Gbps/host | Ideal switch | Fat-tree / DC | best k x l (DC) |")
-    print("|" + "---|" * 9)
-    notes = []
-    for workload in args.workloads or TOPOOPT_WORKLOADS:
-        rows, wall = _run(workload, 128, args.bandwidths, TOPOOPT_FABRICS, out, args,
-                          gpu_flops=4 * DEFAULT_GPU_FLOPS, memory_bytes=4 * A100_MEMORY_BYTES,
-                          degree=4)
-        t = {(r.fabric, r.gbps): r for r in rows}
-        for b in sorted(args.bandwidths):
-            dc, ft, ideal = (t[(n, b)] for n in TOPOOPT_FABRICS)
-            fmt = (lambda r: "-" if r.iteration_s is None else f"{r.iteration_s * 1e3:.3g}")
-            print(f"| {workload} | {b:g} | {fmt(dc)} | {dc.cost_usd / 1e3:.0f} | {fmt(ft)} "
-                  f"| {ft.per_node_gbps:.0f} | {fmt(ideal)} | {_ratio(ft.iteration_s, dc.iteration_s)} "
-                  f"| {'-' if dc.k is None else f'{dc.k} x {dc.l}'} |")
-        notes += [f"{workload}: {note}" for note in sorted({r.note for r in rows if r.note})]
-        notes.append(f"{workload}: {wall:.0f} s wall")
-    print()
-    for note in notes:
-        print(f"- {note}")
+    _, md = run_experiment(name, out / name, quick=quick, resume=True)
+    print(md.read_text())
 
 
 def simai(args, out: Path) -> None:
@@ -153,26 +75,15 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--section", choices=("sipml", "topoopt", "simai", "all"), default="all")
     p.add_argument("--simai", default=None, help="the SimAI workload file (default: the "
-                                                 "shipped example, simai-moe)")
-    p.add_argument("--workloads", default=None, help="comma-separated (default: the section's)")
-    p.add_argument("--gpus", type=int, default=1024, help="GPUs of the SiP-ML section")
-    p.add_argument("--bandwidths", default=None, help="comma-separated per-node Gbps")
-    p.add_argument("--max-k", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
+                                                 "package's example)")
+    p.add_argument("--quick", action="store_true", help="the experiments' quick variants")
     p.add_argument("--out", default="bench-fabrics")
     args = p.parse_args(argv)
-    args.workloads = args.workloads.split(",") if args.workloads else None
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    chosen = args.bandwidths
-    if args.section in ("sipml", "all"):
-        args.bandwidths = ([float(x) for x in chosen.split(",")] if chosen
-                           else list(SIPML_BANDWIDTHS))
-        sipml(args, out)
-    if args.section in ("topoopt", "all"):
-        args.bandwidths = ([float(x) for x in chosen.split(",")] if chosen
-                           else [100.0, 200.0, 400.0, 800.0])
-        topoopt(args, out)
+    for name in ("sipml", "topoopt"):
+        if args.section in (name, "all"):
+            paper_section(name, args.quick, out)
     if args.section in ("simai", "all"):
         simai(args, out)
     return 0

@@ -1,6 +1,6 @@
 """Placement benchmarks: SiP-ML's speed target and the MILP-vs-heuristics gap table.
 
-Run from a checkout (the script puts the checkout first on ``sys.path``)::
+Run with fabricopt installed (``pip install -e .`` in a checkout)::
 
     python benchmarks/bench_placement.py            # both parts
     python benchmarks/bench_placement.py --speed    # Transformer-scale sipml / sipml-ls
@@ -28,14 +28,13 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import fabricopt  # noqa: E402
-from fabricopt.heuristics.sipml import balance, sipml  # noqa: E402
-from fabricopt.problems.opgraph import OpGraph  # noqa: E402
-from fabricopt.problems.placement import FAMILIES, generate, lower_bound  # noqa: E402
+import fabricopt
+from fabricopt.heuristics.sipml import balance, sipml
+from fabricopt.problems.opgraph import OpGraph
+from fabricopt.problems.placement import FAMILIES, generate, lower_bound
+from fabricopt.benchmarks.metrics import primal_gap
 
 HEURISTICS = ["sipml", "sipml-ls", "unconstrained", "round-robin"]
 
@@ -230,7 +229,7 @@ def parallelism(workloads=("resnet50", "transformer"), gpus=1024, max_k=64, gbps
 
 
 def _gap(value, best):
-    return abs(value - best) / max(abs(value), abs(best)) if max(value, best) > 0 else 0.0
+    return primal_gap(value, best)
 
 
 def gap_table(count=30, milp_limit_s=600.0, symmetry=False):

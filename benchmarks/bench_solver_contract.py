@@ -21,7 +21,6 @@ Run from the repository root (it works on any checkout that has ``fabricopt``)::
 
 from __future__ import annotations
 
-import sys
 import time
 
 import fabricopt
@@ -81,5 +80,9 @@ def heuristics() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("measure", choices=("false-optimal", "overshoot", "heuristics"))
     {"false-optimal": false_optimal, "overshoot": overshoot,
-     "heuristics": heuristics}[sys.argv[1]]()
+     "heuristics": heuristics}[parser.parse_args().measure]()

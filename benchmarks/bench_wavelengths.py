@@ -29,15 +29,14 @@ import argparse
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-import fabricopt  # noqa: E402
-from fabricopt.problems.wavelengths import (WavelengthsInstance, count_bound,  # noqa: E402
+import fabricopt
+from fabricopt.problems.wavelengths import (WavelengthsInstance, count_bound,
                                             infeasibility)
+from fabricopt.benchmarks.metrics import primal_gap
 
 
 def timed_solve(inst, method, reps, **options):
@@ -148,7 +147,7 @@ def gaps(count: int, time_limit: float) -> list[str]:
             if value is None:
                 stats["none"] += 1
                 continue
-            stats["gaps"].append(abs(value - best) / max(abs(value), abs(best)) if best else 0.0)
+            stats["gaps"].append(primal_gap(value, best))
         print(f"  gaps: {family} {entry['n']} done", file=sys.stderr, flush=True)
     for family, entry in per.items():
         times = entry["milp"]

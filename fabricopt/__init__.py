@@ -15,6 +15,7 @@ Examples
 from __future__ import annotations
 
 import inspect
+import logging
 from typing import Any
 
 from .errors import (FabricError, InfeasibleInstance, InvalidInstance, InvalidOption,
@@ -24,6 +25,10 @@ from .problems import (CheckResult, check, evaluate, get_kind, instance_from_dic
 from .solvers import Option, Result, SolverOutput, methods, register_method, solve
 
 __version__ = "0.1.0"
+
+# Diagnostics go through the ``fabricopt`` loggers; the application decides where
+# (``fabricopt -v`` sends them to stderr).
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = ["solve", "load", "load_solution", "dump", "check", "evaluate", "methods",
            "register_method", "Option", "generate", "kinds", "Result", "SolverOutput",

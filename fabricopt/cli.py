@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
+import logging
 import sys
 from typing import Sequence
 
-from . import dump, generate, load, load_solution
+from . import __version__, dump, generate, load, load_solution
 from .errors import FabricError, InvalidOption
 from .problems import check as check_solution
 from .problems import evaluate, get_kind, kind_of, kinds, write_json
@@ -29,6 +31,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="fabricopt", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"fabricopt {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="log diagnostics on stderr (-v: progress, -vv: debug)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("solve", help="solve an instance with one method")
@@ -53,11 +58,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind", nargs="?", default=None)
 
     p = sub.add_parser("generate", help="write a seeded instance of a problem kind",
-                       description="Size options depend on the kind: e.g. "
-                                   "`fabricopt generate circuits --gpus 32 --switches 8`.")
+                       add_help=False, usage="fabricopt generate KIND [--seed N] "
+                                             "[--out FILE] [--SIZE VALUE ...]",
+                       description="Write a seeded instance of KIND as JSON. Size options\n"
+                                   "depend on the kind; `fabricopt generate KIND --help` lists\n"
+                                   "them, e.g. `fabricopt generate circuits --gpus 32 "
+                                   "--switches 8`.",
+                       epilog=_generate_epilog(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("kind", nargs="?", default=None, help="a problem kind")
+    p.add_argument("-h", "--help", action="store_true",
+                   help="show this help, or with KIND its size options, and exit")
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of the generator (default 0)")
+    p.add_argument("--out", default=None, metavar="FILE", help="write here (default: stdout)")
+    p.set_defaults(usage_parser=p)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of a kind's instance, "
+                                      "solution or result envelope",
+                       description="Print a JSON Schema (draft 2020-12): of KIND's instance "
+                                   "(default), its solution, or the result envelope of a "
+                                   "solve of KIND.")
     p.add_argument("kind")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", default=None, metavar="FILE")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--solution", dest="which", action="store_const", const="solution",
+                       default="instance", help="the solution's schema")
+    which.add_argument("--result", dest="which", action="store_const", const="result",
+                       help="the result envelope's schema (fabricopt solve --json)")
+
+    p = sub.add_parser("export", help="write a method's MILP as an MPS or LP file, or map "
+                                      "a solver's answer back",
+                       description="Write the exact MILP that METHOD solves for INSTANCE to "
+                                   "--out (.mps or .lp, by HiGHS's writer) for any MILP "
+                                   "solver; with --decode VALUES, turn that solver's column "
+                                   "values (a .sol file or a JSON object) into the kind's "
+                                   "solution JSON, for `fabricopt check`.")
+    p.add_argument("instance", help="instance JSON file, or - for standard input")
+    p.add_argument("--method", default="milp", help="an exportable method (default: milp)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a formulation option (repeatable), as given to the export")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="the model file (.mps or .lp); with --decode, the solution JSON "
+                        "(default: stdout)")
+    p.add_argument("--decode", default=None, metavar="VALUES",
+                   help="a solver's column values for the exported model")
 
     _add_bench_parser(sub)
     _add_reproduce_parser(sub)
@@ -92,8 +136,60 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, metavar="PREFIX",
                    help="output prefix (default compare-WORKLOAD-GPUS)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--quiet", action="store_true",
+                   help="no parameter or progress lines on stderr")
+    for command in sub.choices.values():  # -v also after the command: `fabricopt solve -v`
+        command.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                             help="log diagnostics on stderr (-v: progress, -vv: debug)")
     return parser
+
+
+def _configure_logging(verbosity: int) -> None:
+    """Send the ``fabricopt`` loggers' records to stderr: INFO with -v, DEBUG with -vv."""
+    if verbosity <= 0:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("fabricopt: %(levelname)s: %(name)s: %(message)s"))
+    logger = logging.getLogger("fabricopt")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO if verbosity == 1 else logging.DEBUG)
+
+
+def _size_parameters(kind: str) -> list[inspect.Parameter]:
+    """The size options of ``kind``'s generator (every keyword but ``seed``)."""
+    problem = get_kind(kind)
+    params = inspect.signature(problem.generate).parameters if problem.generate else {}
+    return [p for name, p in params.items() if name != "seed"]
+
+
+def _size_flags(kind: str) -> list[str]:
+    """``--gpus INT (default 16)``, one per size option of ``kind``."""
+    out = []
+    for p in _size_parameters(kind):
+        kind_name = str(p.annotation).replace("'", "").replace(" | None", "")
+        kind_name = kind_name.upper() if kind_name in ("int", "float", "str", "bool") else "VALUE"
+        default = "chosen by the generator" if p.default is None else repr(p.default)
+        out.append(f"--{p.name.replace('_', '-')} {kind_name} (default {default})")
+    return out
+
+
+def _generate_epilog() -> str:
+    lines = ["size options (default: the generator's):"]
+    for kind in kinds():
+        lines.append(f"  {kind}: " + ", ".join(f.split(" ")[0] for f in _size_flags(kind)))
+    return "\n".join(lines)
+
+
+def _generate_help(kind: str) -> str:
+    """``fabricopt generate KIND --help``: the kind's generator and its size options."""
+    doc = (inspect.getdoc(get_kind(kind).generate) or "").split("\n\n")[0]
+    lines = [f"usage: fabricopt generate {kind} [--seed N] [--out FILE] [--SIZE VALUE ...]",
+             "", f"Write a seeded {kind} instance as JSON (to stdout unless --out).",
+             "", " ".join(doc.split()), "", "options:",
+             "  --seed N     seed of the generator (default 0): same seed, same instance",
+             "  --out FILE   write the instance here", "", f"size options of {kind}:"]
+    lines += [f"  {flag}" for flag in _size_flags(kind)]
+    return "\n".join(lines)
 
 
 def _add_simai_compare_options(p) -> None:
@@ -253,15 +349,22 @@ def _cmd_solve(args) -> int:
     return 1 if result.status == "error" else 0
 
 
-def _method_options(kind: str, method: str, items: list[str]) -> dict:
-    """``--option NAME=VALUE`` items, each parsed by the method's declared type."""
-    record = get_method(kind, method)
-    options = {}
+def _name_values(items: list[str]) -> list[tuple[str, str]]:
+    """``--option NAME=VALUE`` items as (name, text) pairs, ``-`` in names read as ``_``."""
+    out = []
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
             raise InvalidOption(f"--option {item!r}: expected NAME=VALUE")
-        name = name.strip().replace("-", "_")
+        out.append((name.strip().replace("-", "_"), value))
+    return out
+
+
+def _method_options(kind: str, method: str, items: list[str]) -> dict:
+    """``--option NAME=VALUE`` items, each parsed by the method's declared type."""
+    record = get_method(kind, method)
+    options = {}
+    for name, value in _name_values(items):
         option = record.option(name)
         if option is None and not record.takes_any:
             record.validate({name: value})  # raises: names the option and lists the known ones
@@ -306,8 +409,43 @@ def _cmd_methods(args) -> int:
 
 
 def _cmd_generate(args, extra) -> int:
+    if args.help:
+        if args.kind is None:
+            args.usage_parser.print_help()
+        else:
+            print(_generate_help(args.kind))
+        return 0
+    if args.kind is None:
+        raise ValueError(f"generate: a problem kind is required ({', '.join(kinds())})")
     instance = generate(args.kind, seed=args.seed, **_size_options(args.kind, extra))
     dump(instance, args.out if args.out else "-")
+    return 0
+
+
+def _cmd_schema(args) -> int:
+    from .schemas import schema
+
+    print(json.dumps(schema(args.kind, args.which), indent=2))
+    return 0
+
+
+def _cmd_export(args) -> int:
+    from .solvers.export import decode_values, write_model
+
+    instance = load(args.instance)
+    if isinstance(instance, Result):
+        raise ValueError(f"{args.instance}: is a result envelope, not an instance")
+    # formulation options (build's keywords), not the method's: parsed as JSON values
+    options = {name: _parse_value(value) for name, value in _name_values(args.option)}
+    if args.decode is not None:
+        solution = decode_values(instance, args.decode, args.method, **options)
+        dump(solution, args.out if args.out else "-")
+        return 0
+    if args.out is None:
+        raise ValueError("export: --out FILE (.mps or .lp) is required")
+    path = write_model(instance, args.out, args.method, **options)
+    print(f"wrote {path}; map a solver's answer back with `fabricopt export "
+          f"{args.instance} --method {args.method} --decode VALUES`", file=sys.stderr)
     return 0
 
 
@@ -386,6 +524,21 @@ def _numbers(text: str, name: str, kind=float) -> list:
         raise ValueError(f"--{name} = {text!r}: expected comma-separated numbers") from None
 
 
+#: ``compare`` options that only traffic (SimAI) workloads read.
+_SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode",
+               "overlap", "pp_overlap", "efficiency", "time_unit_s", "max_hops", "json")
+
+
+def _parameters(args, positional=("workload",), skip=()) -> str:
+    """The command line that reproduces this run: every option it reads, defaults
+    included (``skip``: options this run does not read)."""
+    hidden = ("command", "verbose", "quiet", "usage_parser") + tuple(positional) + tuple(skip)
+    shown = [str(getattr(args, k)) for k in positional if getattr(args, k, None) is not None]
+    shown += [f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
+              if k not in hidden and v is not None and v is not False]
+    return f"parameters: fabricopt {args.command} " + " ".join(shown)
+
+
 def _overlap_option(text: str) -> dict:
     out = {}
     for item in (t.strip() for t in text.split(",")):
@@ -450,6 +603,9 @@ def _cmd_compare(args) -> int:
     per_node = args.gpus_per_node
     if per_node < 1:
         raise ValueError(f"--gpus-per-node = {per_node}: must be >= 1")
+    parameters = _parameters(args, skip=_SIMAI_ONLY)
+    if not args.quiet:
+        print(parameters, file=sys.stderr)
     rows = cmp.compare(
         args.workload, args.gpus, _numbers(args.bandwidths, "bandwidths"),
         [f.strip() for f in args.fabrics.split(",") if f.strip()],
@@ -458,9 +614,9 @@ def _cmd_compare(args) -> int:
         memory_bytes=A100_MEMORY_BYTES * per_node, switches=args.switches, degree=args.degree,
         seed=args.seed, progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
     prefix = args.out or f"compare-{args.workload}-{args.gpus}"
-    table = cmp.markdown_table(rows)
+    table = cmp.markdown_table(rows, legend=True)
     with open(f"{prefix}.md", "w") as f:
-        f.write(table + "\n")
+        f.write(parameters + "\n\n" + table + "\n")
     cmp.write_csv(rows, f"{prefix}.csv")
     cmp.plot(rows, f"{prefix}.png")
     print(table)
@@ -475,6 +631,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra and args.command != "generate":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    _configure_logging(args.verbose)
     try:
         if args.command == "solve":
             return _cmd_solve(args)
@@ -488,6 +645,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_bench(args)
         if args.command == "compare":
             return _cmd_compare(args)
+        if args.command == "schema":
+            return _cmd_schema(args)
+        if args.command == "export":
+            return _cmd_export(args)
         if args.command == "reproduce":
             return _cmd_reproduce(args)
     except (FabricError, ValueError) as exc:

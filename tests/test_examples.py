@@ -1,4 +1,5 @@
-"""The README's "Add your own method" example runs as written (bench aside)."""
+"""The "add your own method" example (examples/, shown by the docs' property-test
+tutorial) runs as written (bench aside)."""
 
 import os
 import subprocess
@@ -16,11 +17,13 @@ def run(args, stdin=None, **env):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_readme_shows_the_example_files_verbatim():
-    readme = (ROOT / "README.md").read_text()
+def test_the_tutorial_includes_the_example_files_and_the_readme_points_there():
+    tutorial = (ROOT / "docs" / "tutorials" / "property_test.rst").read_text()
     for name in ("mine.py", "test_mine.py"):
-        assert (EXAMPLES / name).read_text() in readme, f"README's copy of {name} is stale"
-    assert "fabricopt bench --suite quick --kinds circuits --methods mine,exact,greedy" in readme
+        assert f".. literalinclude:: ../../examples/{name}" in tutorial  # cannot go stale
+    assert "--plugin examples/mine.py --kinds circuits --methods mine,exact,greedy" in tutorial
+    readme = (ROOT / "README.md").read_text()
+    assert "docs/tutorials/property_test.rst" in readme and "examples/mine.py" in readme
 
 
 def test_example_script_compares_mine_with_exact_and_greedy():

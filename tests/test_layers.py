@@ -1,4 +1,4 @@
-"""Imports run one way (DESIGN.md §2): cli → benchmarks → fabrics → solvers →
+"""Imports run one way (docs/api.rst): cli → benchmarks → fabrics → solvers →
 formulations | heuristics → milp → problems; ``errors`` is importable from anywhere."""
 
 import ast

@@ -1,8 +1,8 @@
 """``python -m fabricopt`` (fabricopt/__main__.py) exits with the code ``cli.main`` returns."""
 
 import json
-import runpy
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +14,15 @@ from cli_helpers import run
 def run_module(args, monkeypatch):
     """Run fabricopt.__main__ in this process as ``python -m`` would; its exit code."""
     monkeypatch.setattr(sys, "argv", ["fabricopt", *args])
+    # The file's code, run as the package's __main__: when fabricopt is installed with
+    # its pytest11 plug-in, pytest's assertion-rewriting import hook is the package's
+    # loader, and runpy.run_module cannot take code from it.
+    import fabricopt
+
+    path = Path(fabricopt.__file__).with_name("__main__.py")
+    code = compile(path.read_text(), str(path), "exec")
     with pytest.raises(SystemExit) as exit_:
-        runpy.run_module("fabricopt.__main__", run_name="__main__")
+        exec(code, {"__name__": "__main__", "__package__": "fabricopt", "__file__": str(path)})
     return exit_.value.code
 
 

@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import dataclasses
 import logging
 import os
 import signal
 import threading
+from pathlib import Path
 
 from ..errors import SolverUnavailable
 from .isolate import kill_running, mp_context, run_isolated
+from .lifeline import die_with
 from .job import RunSpec
 
 __all__ = ["ProcessExecutor", "DaskExecutor", "make_executor", "EXECUTORS"]
 
 EXECUTORS = ("process", "dask")
+
+_log = logging.getLogger(__name__)
 
 
 def _terminate(signum, frame):
@@ -31,11 +36,13 @@ def _terminate(signum, frame):
     os._exit(128 + signum)
 
 
-def _init_worker() -> None:
+def _init_worker(driver_pid: int | None = None) -> None:
     # Ctrl-C reaches the whole foreground process group; the driver alone handles it
     # and stops the workers with SIGTERM, so that exactly one path cleans up.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _terminate)
+    if driver_pid is not None:  # a driver killed with SIGKILL leaves no orphans
+        die_with(driver_pid, kill_running)
 
 
 @contextlib.contextmanager
@@ -63,7 +70,7 @@ class ProcessExecutor:
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
         return cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=mp_context(),
-                                      initializer=_init_worker)
+                                      initializer=_init_worker, initargs=(os.getpid(),))
 
     def submit(self, spec: RunSpec):
         return self._pool.submit(run_isolated, spec)
@@ -95,19 +102,35 @@ class ProcessExecutor:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _on_worker(spec: RunSpec):
+    """What a Dask worker runs: the spec with each ``.py`` plug-in that is not at its
+    driver path replaced by the copy :meth:`DaskExecutor.ship` uploaded, then the run."""
+    from distributed import get_worker
+
+    folder = Path(get_worker().local_directory)
+    plugins = []
+    for ref in spec.plugins:
+        copy = folder / Path(ref).name
+        plugins.append(str(copy) if ref.endswith(".py") and not Path(ref).is_file()
+                       and copy.is_file() else ref)
+    return run_isolated(dataclasses.replace(spec, plugins=tuple(plugins)))
+
+
 class DaskExecutor:
     """A Dask cluster: the scheduler at ``scheduler``, or a LocalCluster of ``workers``
     one-thread worker processes when no address is given.
 
-    Remote workers need fabricopt (and any plug-ins) installed. Their runs are isolated
-    in a fresh interpreter each when the worker is daemonic (Dask's default), which
-    may not fork children.
+    Workers need fabricopt installed (and plug-ins given as module names). Plug-ins
+    given as ``.py`` files are uploaded to every worker (``Client.upload_file``), so a
+    worker in another folder or on another machine finds them. Runs are isolated in a
+    fresh interpreter each when the worker is daemonic (Dask's default), which may not
+    fork children.
     """
 
     name = "dask"
     window = float("inf")  # the scheduler balances all runs over however many workers
 
-    def __init__(self, workers: int, scheduler: str | None = None):
+    def __init__(self, workers: int, scheduler: str | None = None, plugins=()):
         try:
             import dask
             from distributed import Client, LocalCluster
@@ -125,9 +148,27 @@ class DaskExecutor:
                                              processes=True, dashboard_address=None,
                                              silence_logs=logging.ERROR)
             self._client = Client(self._cluster)
+        try:
+            self.ship(plugins)
+        except BaseException:
+            self.close()
+            raise
+
+    def ship(self, plugins) -> None:
+        """Upload every ``.py`` plug-in file to the scheduler and every worker (also to
+        workers that join later); module names must be installed on the workers."""
+        files = [Path(ref) for ref in plugins if ref.endswith(".py")]
+        names = [f.name for f in files]
+        clash = next((n for n in names if names.count(n) > 1), None)
+        if clash is not None:
+            raise ValueError(f"plugin = {clash!r}: two plug-in files of that name cannot be "
+                             f"shipped to Dask workers; rename one")
+        for path in files:
+            _log.info("uploading plug-in %s to the Dask workers", path)
+            self._client.upload_file(str(path), load=False)
 
     def submit(self, spec: RunSpec):
-        return self._client.submit(run_isolated, spec, pure=False)
+        return self._client.submit(_on_worker, spec, pure=False)
 
     def wait(self, futures, timeout: float) -> set:
         from distributed import wait
@@ -156,12 +197,13 @@ class DaskExecutor:
             self._cluster.close()
 
 
-def make_executor(name: str, workers: int, scheduler: str | None = None):
-    """The executor called ``name`` (``"process"`` or ``"dask"``)."""
+def make_executor(name: str, workers: int, scheduler: str | None = None, *, plugins=()):
+    """The executor called ``name`` (``"process"`` or ``"dask"``); ``plugins`` are the
+    runs' plug-in references (a Dask cluster gets their files uploaded)."""
     if name == "process":
         if scheduler:
             raise ValueError(f"--scheduler = {scheduler!r}: needs --executor dask")
         return ProcessExecutor(workers)
     if name == "dask":
-        return DaskExecutor(workers, scheduler)
+        return DaskExecutor(workers, scheduler, plugins)
     raise ValueError(f"executor = {name!r}: must be one of {', '.join(EXECUTORS)}")

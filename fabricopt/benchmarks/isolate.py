@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .job import RunSpec, execute
+from .lifeline import die_with, set_parent_death_signal
 
 __all__ = ["run_isolated", "kill_running", "package_versions", "mp_context", "LAUNCHERS"]
 
@@ -75,7 +76,7 @@ def package_versions() -> dict[str, str]:
     from .. import __version__
 
     out = {"python": platform.python_version(), "fabricopt": __version__}
-    for name in ("numpy", "pulp", "highspy", "networkx"):
+    for name in ("numpy", "pulp", "highspy", "networkx", "scipy", "rustworkx"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -83,13 +84,16 @@ def package_versions() -> dict[str, str]:
     return out
 
 
-def _child(spec: RunSpec, conn) -> None:
+def _child(spec: RunSpec, conn, owner_pid: int | None = None) -> None:
     """Body of a run's process: own process group (so the kill takes any helpers it
-    starts, e.g. CBC), quiet stdout/stderr, then :func:`execute`."""
+    starts, e.g. CBC), exit if ``owner_pid`` (the process that asked for the run)
+    dies, quiet stdout/stderr, then :func:`execute`."""
     try:
         os.setpgrp()
     except (AttributeError, OSError):
         pass
+    if owner_pid is not None:
+        die_with(owner_pid, lambda: _kill_group(os.getpid()))
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
@@ -124,7 +128,8 @@ def _kill_group(pid: int) -> None:
 def _run_forked(spec: RunSpec) -> tuple[dict | None, str | None]:
     ctx = mp_context()
     receiver, sender = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_child, args=(spec, sender), name=f"run {spec.instance_id}")
+    process = ctx.Process(target=_child, args=(spec, sender, os.getpid()),
+                          name=f"run {spec.instance_id}")
     process.start()
     _RUNNING.add(process.pid)
     sender.close()
@@ -157,6 +162,7 @@ def _run_subprocess(spec: RunSpec) -> tuple[dict | None, str | None]:
                                  str(spec_path), str(result_path), str(ready_path)],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=set_parent_death_signal,
                                 env={**os.environ, **_ONE_THREAD})
         _RUNNING.add(proc.pid)
         try:

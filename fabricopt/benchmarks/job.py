@@ -21,7 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["RunSpec", "execute", "load_plugin", "peak_rss_bytes", "run_key", "instance_hash"]
+__all__ = ["RunSpec", "execute", "load_plugin", "absolute_plugin", "peak_rss_bytes", "run_key",
+           "instance_hash"]
 
 
 def instance_hash(instance_dict: dict) -> str:
@@ -108,6 +109,30 @@ class RunSpec(RunIdentity):
     @classmethod
     def from_dict(cls, data: dict) -> "RunSpec":
         return cls(**{**data, "plugins": tuple(data.get("plugins", ()))})
+
+
+def absolute_plugin(ref: str) -> str:
+    """A plug-in reference as the driver sends it to workers: a ``.py`` file's absolute
+    path (a worker runs in another folder), a module name unchanged.
+
+    Raises
+    ------
+    ValueError
+        If a ``.py`` file does not exist.
+
+    Examples
+    --------
+    >>> absolute_plugin("fabricopt.heuristics.circuits")
+    'fabricopt.heuristics.circuits'
+    >>> Path(absolute_plugin(__file__)).is_absolute()
+    True
+    """
+    if not ref.endswith(".py"):
+        return ref
+    path = Path(ref).expanduser().resolve()
+    if not path.is_file():
+        raise ValueError(f"plugin = {ref!r}: no such file")
+    return str(path)
 
 
 def load_plugin(ref: str) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from ..solvers.result import relative_gap
+from .claims import with_contradictions
 
 __all__ = ["ratio", "relative_change", "loglog_slope", "SHIFT_S", "shifted_geometric_mean",
            "sgm_time_s", "BestKnown", "best_known", "primal_gap", "with_primal_gaps",
@@ -238,10 +239,11 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[MethodSummary]:
     """A :class:`MethodSummary` per (suite, kind, method), sorted by those three.
 
     ``rows`` are the store's latest rows; the best known objective of an instance comes
-    from all of them, whatever suite they belong to.
+    from all of them, whatever suite they belong to. A run whose claim another run
+    refutes (:mod:`fabricopt.benchmarks.claims`) counts as an error.
     """
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for row in with_primal_gaps(rows):
+    for row in with_primal_gaps(with_contradictions(rows)):
         groups.setdefault((row["suite"], row["kind"], row["method"]), []).append(row)
     out = []
     for (suite, kind, method), runs in sorted(groups.items()):

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from .claims import with_contradictions
 from .metrics import SHIFT_S, MethodSummary, summarize, with_primal_gaps
 from .plots import gap_vs_runtime, runtime_vs_size
 from .store import COLUMNS, Store
@@ -78,7 +79,9 @@ _NOTES = (f"Gaps are relative, |a - b| / max(|a|, |b|). *gap*: primal gap to the
           f"reports (`info.bound_source`: the argument, `optimal` for a proof) and how many "
           f"runs. *optimal*: proven optimal; "
           f"*feasible*: a checked feasible solution (optimal included); *errors*: the method "
-          f"raised, returned an infeasible answer, or was killed at the hard limit. "
+          f"raised, returned an infeasible answer, was killed at the hard limit, or made a "
+          f"claim another run in this database refutes (infeasible, optimal or a bound "
+          f"beaten by a checked feasible objective). "
           f"*sgm runtime*: shifted geometric mean, shift {SHIFT_S:g} s, runs capped at the "
           f"time limit and errors counted at it.")
 
@@ -127,7 +130,7 @@ def write_report(out: str | Path, *, plots: bool = True) -> ReportFiles:
     """
     out = Path(out)
     with Store(out, create=False) as store:
-        rows = with_primal_gaps(store.rows())
+        rows = with_primal_gaps(with_contradictions(store.rows()))
         db = store.path
     summaries = summarize(rows)
     folder = db.parent

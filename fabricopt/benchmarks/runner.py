@@ -11,6 +11,7 @@ Scripts that call :func:`run_sweep` must guard their top level with
 
 from __future__ import annotations
 
+import logging
 import os
 import uuid
 from collections import deque
@@ -23,12 +24,14 @@ from .. import generate
 from ..problems import get_kind
 from ..problems._validate import as_float
 from .executors import make_executor
-from .job import RunSpec, instance_hash, load_plugin
+from .job import RunSpec, absolute_plugin, instance_hash, load_plugin
 from .progress import ProgressBar
 from .store import Store
 from .suites import Suite
 
 __all__ = ["plan", "run_sweep", "SweepOutcome"]
+
+_log = logging.getLogger(__name__)
 
 
 def _split(names: Iterable[str] | str | None) -> list[str] | None:
@@ -72,6 +75,7 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
     >>> [s.instance_id + " " + s.method for s in plan(suite, methods="exact,greedy")]
     ['circuits/tiny/0 exact', 'circuits/tiny/0 greedy', 'circuits/tiny/1 exact', 'circuits/tiny/1 greedy']
     """
+    plugins = tuple(absolute_plugin(ref) for ref in plugins)  # workers run elsewhere
     for ref in plugins:
         load_plugin(ref)
     methods, kinds = _split(methods), _split(kinds)
@@ -107,7 +111,7 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
             for name in names:
                 specs.append(RunSpec(suite.name, row.instance_id(seed), digest, row.kind,
                                      kind.sense, size, dict(row.sizes), name, seed, limit,
-                                     data, tuple(plugins), grace_s))
+                                     data, plugins, grace_s))
     return specs
 
 
@@ -172,6 +176,9 @@ def run_sweep(specs: Sequence[RunSpec], out: str | Path, *, workers: int | None 
         stored = store.keys() if resume else set()
         todo = [s for s in specs if s.key not in stored]
         skipped = len(specs) - len(todo)
+        _log.info("sweep %s: %d runs (%d already stored) on %s with %d workers -> %s",
+                  sweep, len(todo), skipped, executor if scheduler is None else scheduler,
+                  workers, store.path)
         ran = failed = 0
         if todo:
             ran, failed = _execute(todo, store, sweep, workers, executor, scheduler,
@@ -186,7 +193,8 @@ def _execute(todo, store, sweep, workers, executor_name, scheduler, bar) -> tupl
     killed it; those runs are then retried one at a time ("quarantine"), so that only
     a run that breaks the pool when alone is recorded as an error.
     """
-    executor = make_executor(executor_name, workers, scheduler)
+    plugins = sorted({ref for spec in todo for ref in spec.plugins})
+    executor = make_executor(executor_name, workers, scheduler, plugins=plugins)
     pending, quarantine = deque(todo), deque()
     inflight: dict = {}  # future -> (spec, ran alone)
     done = failed = 0
@@ -194,6 +202,8 @@ def _execute(todo, store, sweep, workers, executor_name, scheduler, bar) -> tupl
     def record(row):
         nonlocal done, failed
         store.add(row, sweep)
+        _log.debug("run %s %s: %s %s", row["instance_id"], row["method"], row["status"],
+                   row.get("message") or "")
         done += 1
         failed += row["status"] == "error"
         bar.update(done=done, failed=failed, note=f"{row['instance_id']} {row['method']}")

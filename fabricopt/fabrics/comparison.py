@@ -31,8 +31,8 @@ from .models import (DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree, Si
 from .prices import DEFAULT_PRICES, Prices
 from .workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS
 
-__all__ = ["FABRIC_NAMES", "SIPML_BANDWIDTHS", "make_fabric", "Row", "compare", "markdown_table",
-           "write_csv", "plot"]
+__all__ = ["FABRIC_NAMES", "SIPML_BANDWIDTHS", "COLUMN_LEGEND", "make_fabric", "Row", "compare",
+           "markdown_table", "write_csv", "plot"]
 
 #: SiP-ML Fig. 5: per-GPU bandwidth from 128 to 8192 Gbps.
 SIPML_BANDWIDTHS = (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0)
@@ -141,7 +141,8 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     switches, degree, prices
         See :func:`make_fabric`.
     progress : callable, optional
-        Called with a line per finished point.
+        Called with a line per finished point, and while a point is searched with a
+        line per (k, l) tried (a point of a large workload can take minutes).
 
     Returns
     -------
@@ -184,10 +185,13 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
             if isinstance(best_plan[name], SolverUnavailable):
                 found[name] = best_plan[name]
                 continue
+            step = None if progress is None else (
+                lambda line, name=name: progress(f"  {name} @ {gbps:g} Gbps: trying {line}"))
             try:
                 found[name] = search_iteration_time(
                     workload, fabric[name], gpus, k_values=k_values, priced=priced[name],
-                    extra_plans=[best_plan[name]] if best_plan[name] else [], **search)
+                    extra_plans=[best_plan[name]] if best_plan[name] else [], progress=step,
+                    **search)
             except (InfeasibleInstance, SolverUnavailable) as exc:
                 found[name] = exc
         # Every fabric may use any placement found at this point that keeps within its
@@ -233,8 +237,21 @@ def _fmt(x, scale=1.0, digits=4):
     return "-" if x is None else f"{x * scale:.{digits}g}"
 
 
-def markdown_table(rows: Sequence[Row]) -> str:
-    """The rows as a markdown table (times in ms, cost in $K).
+#: What each column of :func:`markdown_table` means (printed under it with ``legend``).
+COLUMN_LEGEND = """\
+Columns: Gbps/GPU = the fabric's bandwidth per GPU as built (sip-ring rounds to whole
+25 Gbps wavelengths); k, l = the model-parallel and data-parallel degrees of the
+fastest plan found (k*l = GPUs); iteration ms = max(MP ms + AllReduce ms, fabric ms);
+compute ms = the placed step's critical path with infinitely fast links; MP ms = that
+critical path at the fabric's pair rates; AllReduce ms = the data-parallel
+ring-AllReduce at the rings' pair rates (0 when l = 1); fabric ms = the time the
+fabric needs to deliver the iteration's whole traffic; cost $K = the fabric's price
+for these GPUs (fabricopt.fabrics.prices). '-' = no feasible (k, l); see the notes."""
+
+
+def markdown_table(rows: Sequence[Row], legend: bool = False) -> str:
+    """The rows as a markdown table (times in ms, cost in $K); ``legend`` appends
+    :data:`COLUMN_LEGEND`.
 
     Examples
     --------
@@ -253,7 +270,8 @@ def markdown_table(rows: Sequence[Row]) -> str:
                  _fmt(r.allreduce_s, 1e3), _fmt(r.fabric_s, 1e3), _fmt(r.cost_usd, 1e-3)]
         lines.append("| " + " | ".join(cells) + " |")
     notes = list(dict.fromkeys(f"{r.fabric}: {r.note}" for r in rows if r.note))
-    return "\n".join(lines + ([""] + [f"- {n}" for n in notes] if notes else []))
+    lines += [""] + [f"- {n}" for n in notes] if notes else []
+    return "\n".join(lines + (["", COLUMN_LEGEND] if legend else []))
 
 
 def write_csv(rows: Sequence[Row], path) -> None:

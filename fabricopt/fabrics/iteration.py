@@ -45,7 +45,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -150,7 +150,7 @@ def _sequential_plan(workload: Workload, graph: OpGraph, l: int) -> Plan:
 
 def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
                        max_peers: int | None = None, link_gbps: float = 100.0) -> dict:
-    """The ``placement`` instance (DESIGN.md §5.1, as JSON) of one model-parallel group:
+    """The ``placement`` instance (docs/formats.rst, placement, as JSON) of one model-parallel group:
     ``heuristics.sipml.balance`` splits ``graph`` into sub-ops of about ``tau_s``.
 
     Parameters
@@ -264,7 +264,7 @@ def serial_plan(plan: Plan) -> Plan:
 def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, solution: dict, *,
                         method: str | None = None, result=None,
                         max_peers: int | None = None) -> Plan:
-    """A :class:`Plan` from a ``placement`` instance and solution as JSON (DESIGN.md §5.1).
+    """A :class:`Plan` from a ``placement`` instance and solution as JSON (docs/formats.rst, placement).
 
     Ops run in the order of their start times (ties in instance order, which is
     topological for a feasible schedule).
@@ -473,7 +473,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
                           extra_plans=(), plan_cache: dict | None = None,
-                          priced: list | None = None) -> IterationTime:
+                          priced: list | None = None,
+                          progress: Callable[[str], None] | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
     Tries l = 1, 2, 4, ... dividing the GPU count and the global batch, k = gpus / l,
@@ -482,6 +483,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
     ``priced``, a list, receives every feasible :class:`IterationTime` computed.
+    ``progress``, if given, is called with a line before each (k, l) is placed and
+    priced, so a long search shows where it is.
 
     Raises
     ------
@@ -507,7 +510,10 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
             continue
         candidates.append((k, l, None))
     candidates += [(p.k, p.l, p) for p in extra_plans]
-    for k, l, plan in candidates:
+    for n, (k, l, plan) in enumerate(candidates, 1):
+        if progress is not None:
+            progress(f"k={k} l={l} ({n}/{len(candidates)}"
+                     + (", a placement found elsewhere)" if plan is not None else ")"))
         try:
             if plan is None and plan_cache is not None:
                 key = (workload.name, k, l, gpu_flops, tau_s, seed) + (

@@ -442,7 +442,7 @@ class SipOcs(Fabric):
         return max(1, min(k - 1, self.switches - (1 if l > 1 else 0)))
 
     def instance(self, traffic) -> dict:
-        """The ``circuits`` instance (DESIGN.md §5.2) of ``traffic``."""
+        """The ``circuits`` instance (docs/formats.rst, circuits) of ``traffic``."""
         t = as_traffic(traffic)
         return {"problem": "circuits", "switches": self.switches,
                 "circuit_gbps": self.circuit_gbps, "traffic_bytes": t.total_matrix().tolist()}
@@ -480,10 +480,11 @@ class SipRing(Fabric):
     Our simplification: one schedule for the whole iteration's traffic (SiP-ML
     re-estimates it every 100 us).
 
-    Raises (from :meth:`allocate`)
-    ------------------------------
+    Raises
+    ------
     InfeasibleInstance
-        If a demanded pair is farther than ``max_hops`` both ways round.
+        From :meth:`allocate`, if a demanded pair is farther than ``max_hops`` both ways
+        round.
     """
 
     wavelengths: int
@@ -516,7 +517,7 @@ class SipRing(Fabric):
         return max(1, min(k - 1, min(self.max_hops, self.wavelengths) - (1 if l > 1 else 0)))
 
     def instance(self, traffic) -> dict:
-        """The ``wavelengths`` instance (DESIGN.md §5.3) of ``traffic`` (``max_hops`` capped
+        """The ``wavelengths`` instance (docs/formats.rst, wavelengths) of ``traffic`` (``max_hops`` capped
         at N - 1: no lightpath round a ring of N nodes is longer)."""
         t = as_traffic(traffic)
         return {"problem": "wavelengths", "nodes": t.nodes, "wavelengths": self.wavelengths,
@@ -563,7 +564,7 @@ class DirectConnect(Fabric):
     ``link_gbps``, patched into a topology chosen for the job, with host forwarding.
 
     Topology, AllReduce ring orders and routes come from ``fabricopt.solve(topology
-    instance, method)`` (DESIGN.md §5.4): model-parallel bytes as ``traffic_bytes``,
+    instance, method)`` (docs/formats.rst, topology): model-parallel bytes as ``traffic_bytes``,
     data-parallel rings as mutable ``allreduce`` groups. A lone transfer's rate is the
     bottleneck of its routed paths, each scaled by its fraction.
 
@@ -590,7 +591,7 @@ class DirectConnect(Fabric):
         return max(1, min(k - 1, self.degree - (2 if l > 1 else 0)))
 
     def instance(self, traffic) -> dict:
-        """The ``topology`` instance (DESIGN.md §5.4) of ``traffic``."""
+        """The ``topology`` instance (docs/formats.rst, topology) of ``traffic``."""
         t = as_traffic(traffic)
         return {"problem": "topology", "servers": t.nodes, "degree": self.degree,
                 "link_gbps": self.link_gbps,

@@ -221,7 +221,7 @@ def _sub_op_groups(instance: Mapping[str, Any]) -> dict[str, str]:
 def mp_traffic(instance: Mapping[str, Any], gpu: Mapping[str, int]) -> np.ndarray:
     """The k x k model-parallel bytes of a placement: every dep across two GPUs.
 
-    ``instance`` is a ``placement`` instance as JSON (DESIGN.md §5.1), ``gpu`` the
+    ``instance`` is a ``placement`` instance as JSON (docs/formats.rst, placement), ``gpu`` the
     solution's op -> GPU map.
 
     Examples

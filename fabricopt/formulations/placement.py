@@ -31,14 +31,14 @@ References
 
 from __future__ import annotations
 
-import pulp
+import numpy as np
 
+from ..milp import MilpModel, SparseModel
 from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
                                   lower_bound, schedule)
 from ..problems.placement_bounds import fan_heads_and_tails
-from ._model import MilpModel, new_problem
 
-__all__ = ["build", "unordered_pairs"]
+__all__ = ["build", "unordered_pairs", "scaled_times"]
 
 # Slack on the upper bound H so that a solution of makespan exactly H stays inside the
 # start-time bounds despite rounding in the scaled times.
@@ -64,6 +64,25 @@ def unordered_pairs(instance: PlacementInstance) -> list[tuple[int, int]]:
     busy = instance.compute > 0
     return [(i, j) for i in range(n) for j in range(i + 1, n)
             if busy[i] and busy[j] and not (below[i] >> j) & 1 and not (below[j] >> i) & 1]
+
+
+def scaled_times(instance: PlacementInstance, upper_bound_s: float | None):
+    """The model's time scale: ``(lower, horizon, unit, c, delay, start_lo, start_hi)``.
+
+    ``horizon`` is the upper bound H (default ``sum c``, never below the lower bound,
+    with a little slack) and ``unit = H``; compute, delays and the start-time bounds
+    ``[head_i, H - tail_i - c_i]`` are given in units of H.
+    """
+    compute = instance.compute
+    head, tail = fan_heads_and_tails(instance)   # valid in every feasible schedule
+    lower = lower_bound(instance)
+    horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
+    horizon = max(horizon, lower) * (1 + _UB_SLACK)
+    unit = horizon if horizon > 0 else 1.0
+    start_lo = head / unit
+    start_hi = [max(start_lo[i], (horizon - tail[i] - compute[i]) / unit)
+                for i in range(instance.size)]
+    return lower, horizon, unit, compute / unit, instance.delay_s / unit, start_lo, start_hi
 
 
 def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
@@ -106,102 +125,123 @@ def build(instance: PlacementInstance, *, upper_bound_s: float | None = None,
         raise ValueError(f"symmetry_breaking = {symmetry_breaking!r}: must be True, False "
                          f"or 'weak'")
     n, k = instance.size, instance.gpus
-    compute = instance.compute
-    head, tail = fan_heads_and_tails(instance)   # valid in every feasible schedule
-    lower = lower_bound(instance)
-    horizon = float(compute.sum()) if upper_bound_s is None else float(upper_bound_s)
-    horizon = max(horizon, lower) * (1 + _UB_SLACK)
-    unit = horizon if horizon > 0 else 1.0
-    c = compute / unit
-    delay = instance.delay_s / unit
-    start_lo = head / unit
-    start_hi = [max(start_lo[i], (horizon - tail[i] - compute[i]) / unit) for i in range(n)]
+    lower, horizon, unit, c, delay, start_lo, start_hi = scaled_times(instance, upper_bound_s)
 
-    prob = new_problem("placement", "min")
-    gpus = range(k)
-    x = prob.add_variable_dicts("x", [(i, g) for i in range(n) for g in gpus], 0, 1,
-                                pulp.LpInteger)
-    s = prob.add_variable_dicts("s", list(range(n)), 0, None, pulp.LpContinuous)
-    for i in range(n):
-        s[i].lowBound, s[i].upBound = float(start_lo[i]), float(start_hi[i])
-    makespan = prob.add_variable("C", lower / unit, horizon / unit, pulp.LpContinuous)
-    prob += makespan
-
-    for i in range(n):
-        prob += pulp.lpSum(x[i, g] for g in gpus) == 1, f"assign_{i}"
+    m = SparseModel("placement", "min")
+    x_upper = np.ones((n, k))
     if symmetry_breaking:
-        for i in range(n):
-            for g in range(1, k):
-                if g > i:
-                    x[i, g].upBound = 0
-                elif symmetry_breaking != "weak":
-                    prob += x[i, g] <= pulp.lpSum(x[j, g - 1] for j in range(i)), f"sym_{i}_{g}"
+        x_upper[np.arange(k)[None, :] > np.arange(n)[:, None]] = 0.0   # op i: GPUs 0..i
+    x = m.variables("x", (n, k), 0, x_upper, integer=True)
+    s_ = m.variables("s", (n,), start_lo, start_hi)
+    makespan = m.variables("C", (), lower / unit, horizon / unit)
+    m.objective([makespan.start], [1.0])
+    X = x.ids
+    m.rows("assign", np.repeat(np.arange(n), k), X.ravel(), 1.0, lower=1.0, upper=1.0,
+           count=n)
+    if symmetry_breaking and symmetry_breaking != "weak":
+        # x[i,g] <= sum_{j<i} x[j,g-1] for 1 <= g <= i
+        ig = [(i, g) for i in range(n) for g in range(1, min(i, k - 1) + 1)]
+        rows, cols, vals = [], [], []
+        for r, (i, g) in enumerate(ig):
+            rows += [r] * (i + 1)
+            cols += [X[i, g]] + X[:i, g - 1].tolist()
+            vals += [1.0] + [-1.0] * i
+        m.rows("sym", rows, cols, vals, upper=0.0, count=len(ig))
 
-    src, dst = instance.dep_src.tolist(), instance.dep_dst.tolist()
-    z = {}
-    for e, (u, v) in enumerate(zip(src, dst)):
-        if delay[e] > 0:
-            z[e] = prob.add_variable(f"z_{e}", 0, 1, pulp.LpContinuous)
-            for g in gpus:
-                prob += z[e] >= x[u, g] - x[v, g], f"apart_{e}_{g}"
-            prob += s[v] >= s[u] + float(c[u]) + float(delay[e]) * z[e], f"prec_{e}"
-        else:
-            prob += s[v] >= s[u] + float(c[u]), f"prec_{e}"
+    src, dst = instance.dep_src, instance.dep_dst
+    E = len(src)
+    far = np.flatnonzero(delay > 0)                        # deps that may cross GPUs
+    z = m.variables("z", (len(far),), 0, 1)
+    # apart: z_e - x[u,g] + x[v,g] >= 0 for every g
+    r = np.repeat(np.arange(len(far) * k), 3)
+    cols = np.stack([np.repeat(z.ids, k), X[src[far]].ravel(), X[dst[far]].ravel()], axis=1)
+    m.rows("apart", r, cols.ravel(), np.tile([1.0, -1.0, 1.0], len(far) * k), lower=0.0,
+           count=len(far) * k)
+    # prec: s_v - s_u - delay_e z_e >= c_u
+    zcol = np.full(E, -1)
+    zcol[far] = z.ids
+    rows, cols, vals = [np.repeat(np.arange(E), 2)], [np.stack([s_[dst], s_[src]], 1).ravel()], \
+        [np.tile([1.0, -1.0], E)]
+    rows.append(far)
+    cols.append(zcol[far])
+    vals.append(-delay[far])
+    m.rows("prec", np.concatenate(rows), np.concatenate(cols), np.concatenate(vals),
+           lower=c[src], count=E)
 
-    pairs = unordered_pairs(instance)
-    o = {}
-    for i, j in pairs:
-        o[i, j] = prob.add_variable(f"o_{i}_{j}", 0, 1, pulp.LpInteger)
-        o[j, i] = prob.add_variable(f"o_{j}_{i}", 0, 1, pulp.LpInteger)
-        prob += o[i, j] + o[j, i] <= 1, f"oneway_{i}_{j}"
-        for g in gpus:
-            prob += o[i, j] + o[j, i] >= x[i, g] + x[j, g] - 1, f"share_{i}_{j}_{g}"
-        for a, b in ((i, j), (j, i)):
-            big_m = max(0.0, start_hi[a] + float(c[a]) - float(start_lo[b]))
-            prob += s[b] >= s[a] + float(c[a]) - big_m * (1 - o[a, b]), f"before_{a}_{b}"
+    pairs = np.array(unordered_pairs(instance), dtype=np.int64).reshape(-1, 2)
+    P = len(pairs)
+    o = m.variables("o", (P, 2), 0, 1, integer=True)       # o[p, 0] = i before j, o[p, 1] = j before i
+    pi, pj = pairs[:, 0], pairs[:, 1]
+    m.rows("oneway", np.repeat(np.arange(P), 2), o.ids.ravel(), 1.0, upper=1.0, count=P)
+    # share: o_ij + o_ji - x[i,g] - x[j,g] >= -1 for every g
+    cols = np.stack([np.repeat(o[:, 0], k), np.repeat(o[:, 1], k), X[pi].ravel(),
+                     X[pj].ravel()], axis=1)
+    m.rows("share", np.repeat(np.arange(P * k), 4), cols.ravel(),
+           np.tile([1.0, 1.0, -1.0, -1.0], P * k), lower=-1.0, count=P * k)
+    # before: s_b - s_a - M o_ab >= c_a - M, for (a, b) = (i, j) and (j, i)
+    a = np.concatenate([pi, pj])
+    b = np.concatenate([pj, pi])
+    o_ab = np.concatenate([o[:, 0], o[:, 1]])
+    hi = np.asarray(start_hi, dtype=float)
+    big_m = np.maximum(0.0, hi[a] + c[a] - start_lo[b])
+    m.rows("before", np.repeat(np.arange(2 * P), 3),
+           np.stack([s_[b], s_[a], o_ab], 1).ravel(),
+           np.stack([np.ones(2 * P), -np.ones(2 * P), -big_m], 1).ravel(),
+           lower=c[a] - big_m, count=2 * P)
 
-    comm = [e for e, dep in enumerate(instance.deps) if dep.bytes > 0]
-    y = {}
-    if comm and instance.max_peers < k - 1:
-        y = prob.add_variable_dicts("y", [(g, h) for g in gpus for h in gpus if g != h], 0, 1,
-                                    pulp.LpContinuous)
-        for e in comm:
-            u, v = src[e], dst[e]
-            for g, h in y:
-                prob += y[g, h] >= x[u, g] + x[v, h] - 1, f"uses_{e}_{g}_{h}"
-        for g in gpus:
-            prob += pulp.lpSum(y[g, h] for h in gpus if h != g) <= instance.max_peers, f"out_{g}"
-            prob += pulp.lpSum(y[h, g] for h in gpus if h != g) <= instance.max_peers, f"in_{g}"
+    comm = np.array([e for e, dep in enumerate(instance.deps) if dep.bytes > 0], dtype=np.int64)
+    peers = len(comm) > 0 and instance.max_peers < k - 1
+    if peers:
+        off = ~np.eye(k, dtype=bool)
+        y = m.variables("y", (k, k), 0, off.astype(float))  # the diagonal is fixed at 0
+        g, h = np.nonzero(off)
+        # uses: y[g,h] - x[u,g] - x[v,h] >= -1 for every comm dep and g != h
+        u, v = src[comm], dst[comm]
+        cols = np.stack([np.tile(y.ids[g, h], len(comm)), X[u][:, g].ravel(),
+                         X[v][:, h].ravel()], axis=1)
+        count = len(comm) * len(g)
+        m.rows("uses", np.repeat(np.arange(count), 3), cols.ravel(),
+               np.tile([1.0, -1.0, -1.0], count), lower=-1.0, count=count)
+        m.rows("out", g, y.ids[g, h], 1.0, upper=float(instance.max_peers), count=k)
+        m.rows("in", h, y.ids[g, h], 1.0, upper=float(instance.max_peers), count=k)
 
-    has_child = set(src)
-    for i in range(n):
-        if i not in has_child:
-            prob += makespan >= s[i] + float(c[i]), f"end_{i}"
-    for g in gpus:
-        prob += makespan >= pulp.lpSum(float(c[i]) * x[i, g] for i in range(n)), f"load_{g}"
+    sinks = np.setdiff1d(np.arange(n), src)
+    m.rows("end", np.repeat(np.arange(len(sinks)), 2),
+           np.stack([np.full(len(sinks), makespan.start), s_[sinks]], 1).ravel(),
+           np.tile([1.0, -1.0], len(sinks)), lower=c[sinks], count=len(sinks))
+    # load: C - sum_i c_i x[i,g] >= 0
+    m.rows("load", np.concatenate([np.arange(k), np.repeat(np.arange(k), n)]),
+           np.concatenate([np.full(k, makespan.start), X.T.ravel()]),
+           np.concatenate([np.ones(k), -np.tile(c, k)]), lower=0.0, count=k)
 
     def decode(values) -> PlacementSolution:
-        gpu = [max(gpus, key=lambda g: values[x[i, g].name]) for i in range(n)]
-        order = instance.topological_order(priority=[values[s[i].name] for i in range(n)])
+        col = values.col
+        gpu = np.argmax(m.value(x, col), axis=1).tolist()
+        order = instance.topological_order(priority=m.value(s_, col).tolist())
         # The MILP lets an op without compute share its GPU's time, as check() does.
         return schedule(instance, gpu, order, zero_holds_gpu=False)
 
-    def encode(solution: PlacementSolution) -> dict[str, float]:
+    def encode(solution: PlacementSolution) -> np.ndarray:
         ids = [op.id for op in instance.ops]
         raw = [solution.gpu[i] for i in ids]
         label = {}
-        for g in raw:                     # relabel GPUs by their first op: symmetry order
-            label.setdefault(g, len(label))
-        gpu = [label[g] for g in raw]
-        start = [solution.start_s[i] / unit for i in ids]
-        values = {x[i, g].name: float(gpu[i] == g) for i in range(n) for g in gpus}
-        values.update({s[i].name: start[i] for i in range(n)})
-        values[makespan.name] = max(evaluate(instance, solution) / unit, lower / unit)
-        values.update({z[e].name: float(gpu[src[e]] != gpu[dst[e]]) for e in z})
-        for (a, b), var in o.items():
-            values[var.name] = float(gpu[a] == gpu[b] and start[a] < start[b])
-        for (g, h), var in y.items():
-            values[var.name] = float(any(gpu[src[e]] == g and gpu[dst[e]] == h for e in comm))
+        for g_ in raw:                     # relabel GPUs by their first op: symmetry order
+            label.setdefault(g_, len(label))
+        gpu = np.array([label[g_] for g_ in raw], dtype=np.int64)
+        start = np.array([solution.start_s[i] / unit for i in ids])
+        values = m.start()
+        values[X[np.arange(n), gpu]] = 1.0
+        values[s_.ids] = start
+        values[makespan.start] = max(evaluate(instance, solution) / unit, lower / unit)
+        values[z.ids] = (gpu[src[far]] != gpu[dst[far]]).astype(float)
+        same = gpu[pi] == gpu[pj]
+        values[o[:, 0]] = (same & (start[pi] < start[pj])).astype(float)
+        values[o[:, 1]] = (same & (start[pj] < start[pi])).astype(float)
+        if peers:
+            used = np.zeros((k, k))
+            used[gpu[src[comm]], gpu[dst[comm]]] = 1.0
+            np.fill_diagonal(used, 0.0)
+            values[y.ids.ravel()] = used.ravel()
         return values
 
-    return MilpModel(prob, decode, lambda raw: raw * unit, encode)
+    return MilpModel(m, decode, lambda raw: raw * unit, encode)

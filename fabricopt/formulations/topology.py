@@ -17,7 +17,7 @@ numbers near 1. Writing ``w = λ * share`` keeps the model linear. Ring shares a
 ``w / λ`` and routes come from decomposing each source's flow into paths.
 
 Candidate rings: every directed Hamiltonian cycle of a group (``(g-1)!`` of them) while
-that is at most ``max_ring_orders`` — then the model is exact for DESIGN.md §5.4, which
+that is at most ``max_ring_orders`` — then the model is exact for docs/formats.rst, topology, which
 allows any cyclic order. Beyond that only TopoOpt's regular rings over the sorted
 members (TotientPerms, both directions) are offered: the model then solves a restriction
 and its optimum is no proof (:func:`is_exact` says which).
@@ -38,13 +38,12 @@ from collections import defaultdict
 
 import networkx as nx
 import numpy as np
-import pulp
 
+from ..milp import MilpModel, SparseModel
 from ..problems.topology import (Ring, TopologyInstance, TopologySolution, evaluate,
                                  link_counts, lower_bound, ring_bytes_per_member, ring_traffic)
-from ._model import MilpModel, new_problem
 
-__all__ = ["build", "ring_candidates", "is_exact", "MAX_RING_ORDERS"]
+__all__ = ["build", "ring_candidates", "is_exact", "routes_from_flows", "MAX_RING_ORDERS"]
 
 #: (g-1)! directed Hamiltonian cycles are enumerated up to this many (g <= 8).
 MAX_RING_ORDERS = 5040
@@ -118,6 +117,39 @@ def _decompose(flow: dict, src: int, sink: dict) -> list[tuple[tuple[int, ...], 
     return paths
 
 
+def routes_from_flows(instance: TopologyInstance, graph: nx.Graph, rings: list[Ring],
+                      flow_of) -> list[dict]:
+    """The routes of every demanded pair, from each source's arc flows.
+
+    ``flow_of(s)`` gives source s's flow ``{(i, j): amount}`` on the links (amounts above
+    solver noise); it is split into paths (:func:`_decompose`), and a demanded pair that
+    got none takes a shortest path of ``graph``.
+    """
+    demand = instance.traffic + ring_traffic(instance, rings)
+    routes = []
+    for s in range(instance.servers):
+        targets = [int(t) for t in np.flatnonzero(demand[s] > 0)]
+        if not targets:
+            continue
+        flow = flow_of(s)
+        sink = {}
+        for v in range(instance.servers):
+            net = (sum(a for (i, j), a in flow.items() if j == v)
+                   - sum(a for (i, j), a in flow.items() if i == v))
+            if v != s and net > _EPS:
+                sink[v] = net
+        found = defaultdict(dict)
+        for path, amount in _decompose(flow, s, sink):
+            found[path[-1]][path] = found[path[-1]].get(path, 0.0) + amount
+        for t in targets:
+            paths = found.get(t) or {tuple(nx.shortest_path(graph, s, t)): 1.0}
+            total = sum(paths.values())
+            routes.append({"src": s, "dst": t,
+                           "paths": [{"nodes": list(p), "fraction": a / total}
+                                     for p, a in sorted(paths.items())]})
+    return routes
+
+
 def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS) -> MilpModel:
     """The concurrent-flow MILP of a ``topology`` instance.
 
@@ -138,115 +170,122 @@ def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS)
     t0 = lower_bound(instance)
     unit = instance.link_bytes_per_s * (t0 if t0 > 0 else 1.0)  # bytes per link per t0
     traffic = instance.traffic / unit
-    prob = new_problem("topology", "max")
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    x = prob.add_variable_dicts("x", pairs, 0, d, pulp.LpInteger)
-    lam = prob.add_variable("lam", 0, 1, pulp.LpContinuous)
-    prob += lam
-    for v in range(n):
-        prob += pulp.lpSum(x[min(u, v), max(u, v)] for u in range(n) if u != v) <= d, f"deg_{v}"
+    m = SparseModel("topology", "max")
+    iu, ju = np.triu_indices(n, 1)
+    pairs = list(zip(iu.tolist(), ju.tolist()))
+    x = m.variables("x", (len(pairs),), 0, d, integer=True)
+    pair_col = np.full((n, n), -1, dtype=np.int64)        # column of x{i, j}, both ways
+    pair_col[iu, ju] = pair_col[ju, iu] = x.ids
+    lam = m.variables("lam", (), 0, 1)
+    m.objective([lam.start], [1.0])
+    others = ~np.eye(n, dtype=bool)
+    m.rows("deg", np.repeat(np.arange(n), n - 1), pair_col[others], 1.0, upper=float(d),
+           count=n)
 
-    candidates, w = [], {}
-    ring_in = defaultdict(list)  # (s, t) -> [(c_k, w var)]: ring bytes s -> t
+    candidates, w = [], []
+    ring_in = defaultdict(list)  # (s, t) -> [(c_k, w column)]: ring bytes s -> t
     sources = {int(s) for s in np.flatnonzero(traffic.sum(axis=1) > 0)}
     for k, group in enumerate(instance.allreduce):
         orders = ring_candidates(group.members, max_ring_orders)
         candidates.append(orders)
         c = ring_bytes_per_member(group) / unit
-        for r, order in enumerate(orders):
-            w[k, r] = prob.add_variable(f"w_{k}_{r}", 0, None, pulp.LpContinuous)
-            if c > 0:
+        block = m.variables(f"w_{k}", (len(orders),), 0, np.inf)
+        w.append(block)
+        if c > 0:
+            for r, order in enumerate(orders):
                 for s, t in zip(order, order[1:] + order[:1]):
-                    ring_in[s, t].append((c, w[k, r]))
-        prob += pulp.lpSum(w[k, r] for r in range(len(orders))) == lam, f"share_{k}"
+                    ring_in[s, t].append((c, int(block[r])))
+        m.rows(f"share_{k}", np.zeros(len(orders) + 1), np.append(block.ids, lam.start),
+               np.append(np.ones(len(orders)), -1.0), lower=0.0, upper=0.0, count=1)
         if group.bytes > 0:
             sources |= set(group.members)
     sources = sorted(sources)
-    arcs = [(i, j) for i in range(n) for j in range(n) if i != j]
-    f = prob.add_variable_dicts("f", [(s, i, j) for s in sources for i, j in arcs if j != s],
-                                0, None, pulp.LpContinuous)
-    for s in sources:
+    S = len(sources)
+    # f[q, i, j]: source sources[q] on arc i -> j; fixed at 0 where i == j or j is the source
+    f_upper = np.where(others, np.inf, 0.0)[None].repeat(S, axis=0)
+    f_upper[np.arange(S), :, sources] = 0.0
+    f = m.variables("f", (S, n, n), 0, f_upper)
+    F = f.ids
+    # flow: inflow - outflow - traffic[s, v] lam - sum c w = 0 at every v != s
+    rows, cols, vals = [], [], []
+    for q, s in enumerate(sources):
         for v in range(n):
             if v == s:
                 continue
-            inflow = pulp.lpSum(f[s, i, v] for i in range(n) if i != v)
-            outflow = pulp.lpSum(f[s, v, j] for j in range(n) if j not in (v, s))
-            demand = traffic[s, v] * lam + pulp.lpSum(c * var for c, var in ring_in[s, v])
-            prob += inflow - outflow == demand, f"flow_{s}_{v}"
-    for i, j in arcs:
-        prob += (pulp.lpSum(f[s, i, j] for s in sources if j != s)
-                 <= x[min(i, j), max(i, j)]), f"cap_{i}_{j}"
+            r = q * n + v
+            into = [i for i in range(n) if i != v]
+            out = [j for j in range(n) if j not in (v, s)]
+            rows += [r] * (len(into) + len(out) + 1 + len(ring_in[s, v]))
+            cols += F[q, into, v].tolist() + F[q, v, out].tolist() + [lam.start]
+            cols += [col for _, col in ring_in[s, v]]
+            vals += [1.0] * len(into) + [-1.0] * len(out) + [-float(traffic[s, v])]
+            vals += [-c for c, _ in ring_in[s, v]]
+    lo = np.zeros(S * n)
+    m.rows("flow", rows, cols, vals, lower=lo, upper=lo, count=S * n)   # rows v == s are empty
+    # cap: sum_s f[s, i, j] - x{i, j} <= 0 on every arc
+    ai, aj = np.nonzero(others)
+    arc_row = np.arange(len(ai))
+    qq, aa = np.nonzero(aj[None, :] != np.array(sources, dtype=np.int64).reshape(-1, 1))
+    m.rows("cap", np.concatenate([arc_row[aa], arc_row]),
+           np.concatenate([F[qq, ai[aa], aj[aa]], pair_col[ai, aj]]),
+           np.concatenate([np.ones(len(qq)), -np.ones(len(ai))]), upper=0.0, count=len(ai))
+    source_index = {s: q for q, s in enumerate(sources)}
 
     def decode(values) -> TopologySolution:
+        col = values.col
         counts = np.zeros((n, n), dtype=np.int64)
-        for i, j in pairs:
-            counts[i, j] = counts[j, i] = int(round(values[x[i, j].name]))
+        counts[iu, ju] = np.rint(m.value(x, col)).astype(np.int64)
+        counts += counts.T
+        flows = m.value(f, col)
         graph = nx.Graph()
         graph.add_nodes_from(range(n))
         graph.add_edges_from((i, j) for i, j in pairs if counts[i, j] > 0)
         component = {v: c for c, nodes in enumerate(nx.connected_components(graph)) for v in nodes}
         rings = []
         for k, orders in enumerate(candidates):
+            share = m.value(w[k], col)
             # A ring whose pairs the links cannot join carries only solver noise.
             routable = [r for r, order in enumerate(orders)
                         if len({component[v] for v in order}) == 1]
-            keep = {r: values[w[k, r].name] for r in routable if values[w[k, r].name] > _EPS}
+            keep = {r: float(share[r]) for r in routable if share[r] > _EPS}
             if not keep:  # λ = 0 or no routable ring: any will do (check has the last word)
                 keep = {(routable or [0])[0]: 1.0}
             total = sum(keep.values())
             rings += [Ring(k, orders[r], v / total) for r, v in keep.items()]
-        demand = instance.traffic + ring_traffic(instance, rings)
-        routes = []
-        for s in range(n):
-            targets = [int(t) for t in np.flatnonzero(demand[s] > 0)]
-            if not targets:
-                continue
-            flow = {(i, j): values[f[s, i, j].name] for i, j in arcs
-                    if s in sources and j != s and counts[i, j] > 0
-                    and values[f[s, i, j].name] > _EPS}
-            sink = {}
-            for v in range(n):
-                net = (sum(a for (i, j), a in flow.items() if j == v)
-                       - sum(a for (i, j), a in flow.items() if i == v))
-                if v != s and net > _EPS:
-                    sink[v] = net
-            found = defaultdict(dict)
-            for path, amount in _decompose(flow, s, sink):
-                found[path[-1]][path] = found[path[-1]].get(path, 0.0) + amount
-            for t in targets:
-                paths = found.get(t) or {tuple(nx.shortest_path(graph, s, t)): 1.0}
-                total = sum(paths.values())
-                routes.append({"src": s, "dst": t,
-                               "paths": [{"nodes": list(p), "fraction": a / total}
-                                         for p, a in sorted(paths.items())]})
+        def flow_of(s: int) -> dict:
+            if s not in source_index:
+                return {}
+            on = flows[source_index[s]]
+            return {(int(i), int(j)): float(on[i, j]) for i, j in zip(ai, aj)
+                    if j != s and counts[i, j] > 0 and on[i, j] > _EPS}
+
+        routes = routes_from_flows(instance, graph, rings, flow_of)
         links = [[i, j, int(counts[i, j])] for i, j in pairs if counts[i, j] > 0]
         return TopologySolution(links, [r.to_dict() for r in rings], routes)
 
-    def encode(solution: TopologySolution) -> dict[str, float]:
+    def encode(solution: TopologySolution):
         time_s = evaluate(instance, solution)
         rate = min(1.0, t0 / time_s) if time_s > 0 else 1.0
-        start = {lam.name: rate}
         counts = link_counts(instance, solution)
-        for i, j in pairs:
-            start[x[i, j].name] = float(counts[i, j])
+        start = m.start()
+        start[x.ids] = counts[iu, ju].astype(float)
+        start[lam.start] = rate
         index = [{o: r for r, o in enumerate(orders)} for orders in candidates]
-        for key in w:
-            start[w[key].name] = 0.0
         for ring in solution.rings:
             r = index[ring.group].get(_canonical(ring.order))
-            if r is None:
-                return {x[i, j].name: float(counts[i, j]) for i, j in pairs}
-            start[w[ring.group, r].name] += rate * ring.share
-        for var in f.values():
-            start[var.name] = 0.0
+            if r is None:   # a ring the model does not offer: start from the links only
+                names = m.arrays().names
+                return {names[int(c)]: float(v) for c, v in zip(x.ids, counts[iu, ju])}
+            start[w[ring.group][r]] += rate * ring.share
         demand = (instance.traffic + ring_traffic(instance, solution.rings)) / unit
         for route in solution.routes:
             volume = rate * demand[route.src, route.dst]
             if volume <= 0:
                 continue
+            q = source_index[route.src]
             for path in route.paths:
                 for a, b in zip(path.nodes, path.nodes[1:]):
-                    start[f[route.src, a, b].name] += volume * path.fraction
+                    start[F[q, a, b]] += volume * path.fraction
         return start
 
     def bound_from_raw(raw: float) -> float:
@@ -254,4 +293,4 @@ def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS)
             return 0.0
         return t0 / raw if raw > 0 else math.inf
 
-    return MilpModel(prob, decode, bound_from_raw, encode)
+    return MilpModel(m, decode, bound_from_raw, encode)

@@ -11,6 +11,8 @@ demanded pair is served) and at most W lightpaths sourced and sunk per node.
   pair and direction, at most W per (direction, segment), no wavelength identities.
   Its LP relaxation (``integer=False``) is the flow problem of the ``mcf`` method.
 
+Both are assembled as sparse matrices (:class:`~fabricopt.milp.SparseModel`).
+
 References
 ----------
 .. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.3 and Appendix A.1; the authors'
@@ -19,42 +21,64 @@ References
 
 from __future__ import annotations
 
-import pulp
+import numpy as np
 
+from ..milp import MilpModel, SparseModel
 from ..problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                     WavelengthsSolution, arc, require_feasible)
-from ._model import MilpModel, new_problem
 
 __all__ = ["build", "build_count"]
 
 
-def _arcs(instance: WavelengthsInstance) -> list[tuple[int, int, str, tuple[int, ...]]]:
-    """(src, dst, direction, segments) of every demanded pair's arcs within reach."""
-    n = instance.nodes
-    out = []
-    for i, j in instance.demanded:
-        for ccw, direction in enumerate(DIRECTIONS):
-            first, hops = arc(n, i, j, bool(ccw))
-            if hops <= instance.max_hops:
-                out.append((i, j, direction, tuple((first + s) % n for s in range(hops))))
-    return out
+class _Arcs:
+    """Every demanded pair's arcs within reach, as arrays.
+
+    ``src``, ``dst``, ``direction`` (index into DIRECTIONS), ``pair`` (index into
+    ``instance.demanded``) and ``hops`` per arc; ``seg_arc``/``seg_key`` list the
+    (arc, direction * n + segment) incidences.
+    """
+
+    def __init__(self, instance: WavelengthsInstance):
+        n = instance.nodes
+        src, dst, direction, pair, hops, seg_arc, seg_key = [], [], [], [], [], [], []
+        for p, (i, j) in enumerate(instance.demanded):
+            for ccw, name in enumerate(DIRECTIONS):
+                first, h = arc(n, i, j, bool(ccw))
+                if h <= instance.max_hops:
+                    a = len(src)
+                    src.append(i)
+                    dst.append(j)
+                    direction.append(ccw)
+                    pair.append(p)
+                    hops.append(h)
+                    seg_arc.extend([a] * h)
+                    seg_key.extend(ccw * n + (first + s) % n for s in range(h))
+        as_int = lambda v: np.array(v, dtype=np.int64)
+        self.src, self.dst, self.direction = as_int(src), as_int(dst), as_int(direction)
+        self.pair, self.hops = as_int(pair), as_int(hops)
+        self.seg_arc, self.seg_key = as_int(seg_arc), as_int(seg_key)
+        self.count = len(src)
 
 
-def _common(prob: pulp.LpProblem, instance: WavelengthsInstance, terms: dict, t) -> None:
-    """Rate, service and transceiver rows on ``terms[(i, j)]`` = list of (variable, weight)."""
+def _common(m: SparseModel, instance: WavelengthsInstance, arcs: _Arcs, cols: np.ndarray,
+            t: int) -> None:
+    """Service, rate and transceiver rows; ``cols[a]`` are arc a's columns (one per
+    wavelength, or its count)."""
     w = instance.wavelengths
     t_max = float(instance.traffic.max())
-    out: dict[int, list] = {}
-    into: dict[int, list] = {}
-    for (i, j), vars_ in terms.items():
-        n_ij = pulp.lpSum(vars_)
-        prob += n_ij >= 1, f"serve_{i}_{j}"
-        prob += n_ij >= (instance.traffic[i, j] / t_max) * t, f"rate_{i}_{j}"
-        out.setdefault(i, []).extend(vars_)
-        into.setdefault(j, []).extend(vars_)
-    for name, ends in (("tx", out), ("rx", into)):
-        for node, vars_ in ends.items():
-            prob += pulp.lpSum(vars_) <= w, f"{name}_{node}"
+    per_arc = cols.shape[1]
+    owner = np.repeat(np.arange(arcs.count), per_arc)
+    flat = cols.ravel()
+    demanded = instance.demanded
+    pairs = len(demanded)
+    m.rows("serve", arcs.pair[owner], flat, 1.0, lower=1.0, count=pairs)
+    t_hat = np.array([instance.traffic[i, j] / t_max for i, j in demanded])
+    m.rows("rate", np.concatenate([arcs.pair[owner], np.arange(pairs)]),
+           np.concatenate([flat, np.full(pairs, t)]),
+           np.concatenate([np.ones(len(flat)), -t_hat]), lower=0.0, count=pairs)
+    for name, ends in (("tx", arcs.src), ("rx", arcs.dst)):
+        nodes, row = np.unique(ends, return_inverse=True)   # nodes with arcs only
+        m.rows(name, row[owner], flat, 1.0, upper=float(w), count=len(nodes))
 
 
 def _bound_from_raw(instance: WavelengthsInstance):
@@ -103,43 +127,41 @@ def build(instance: WavelengthsInstance, *, symmetry_breaking: bool = True) -> M
     --------
     >>> from fabricopt.problems.wavelengths import generate
     >>> model = build(generate(seed=1, nodes=6, wavelengths=2, max_hops=2))
-    >>> model.problem.sense == pulp.LpMaximize
+    >>> model.problem.maximize
     True
     """
     require_feasible(instance)
-    w = instance.wavelengths
-    prob = new_problem("wavelengths", "max")
-    arcs = _arcs(instance)
-    keys = [(i, j, d, c) for i, j, d, _ in arcs for c in range(w)]
-    x = prob.add_variable_dicts("x", keys, 0, 1, pulp.LpInteger)
-    t = prob.add_variable("t", 0, w, pulp.LpContinuous)  # n_ij <= W bounds t where T̂ = 1
-    prob += t
-    on_segment: dict[tuple, list] = {}
-    terms: dict[tuple, list] = {}
-    usage: dict[tuple, list] = {}
-    for i, j, d, segs in arcs:
-        for c in range(w):
-            var = x[i, j, d, c]
-            terms.setdefault((i, j), []).append(var)
-            usage.setdefault((d, c), []).append(len(segs) * var)
-            for s in segs:
-                on_segment.setdefault((d, s, c), []).append(var)
-    for (d, s, c), vars_ in on_segment.items():
-        if len(vars_) > 1:
-            prob += pulp.lpSum(vars_) <= 1, f"seg_{d}_{s}_{c}"
-    _common(prob, instance, terms, t)
-    if symmetry_breaking:
-        for d in DIRECTIONS:
-            for c in range(w - 1):
-                prob += (pulp.lpSum(usage.get((d, c), [])) >= pulp.lpSum(usage.get((d, c + 1), []))
-                         ), f"order_{d}_{c}"
+    w, n = instance.wavelengths, instance.nodes
+    arcs = _Arcs(instance)
+    m = SparseModel("wavelengths", "max")
+    x = m.variables("x", (arcs.count, w), 0, 1, integer=True)
+    t = m.variables("t", (), 0, w)  # n_ij <= W bounds t where T̂ = 1
+    m.objective([t.start], [1.0])
+    # one row per (direction, segment, wavelength) that two or more arcs share
+    used = np.bincount(arcs.seg_key, minlength=2 * n)
+    shared = used[arcs.seg_key] > 1
+    keys, row = np.unique(arcs.seg_key[shared], return_inverse=True)
+    on = arcs.seg_arc[shared]
+    m.rows("seg", (row[:, None] * w + np.arange(w)).ravel(), x[on].ravel(), 1.0, upper=1.0,
+           count=len(keys) * w)
+    _common(m, instance, arcs, x.ids, t.start)
+    if symmetry_breaking and w > 1:
+        # per direction d and c < W-1: sum_a hops_a x[a, c] >= sum_a hops_a x[a, c+1]
+        r = (arcs.direction[:, None] * (w - 1) + np.arange(w - 1)).ravel()
+        here = x[:, :-1].ravel()
+        there = x[:, 1:].ravel()
+        h = np.repeat(arcs.hops, w - 1).astype(float)
+        m.rows("order", np.concatenate([r, r]), np.concatenate([here, there]),
+               np.concatenate([h, -h]), lower=0.0, count=len(DIRECTIONS) * (w - 1))
     t_max = float(instance.traffic.max())
 
     def decode(values) -> WavelengthsSolution:
-        return WavelengthsSolution([Lightpath(i, j, d, c) for (i, j, d, c), var in x.items()
-                                    if values[var.name] > 0.5])
+        a, c = np.nonzero(m.value(x, values.col) > 0.5)
+        return WavelengthsSolution([Lightpath(int(arcs.src[k]), int(arcs.dst[k]),
+                                              DIRECTIONS[arcs.direction[k]], int(colour))
+                                    for k, colour in zip(a, c)])
 
-    def encode(solution: WavelengthsSolution) -> dict[str, float]:
+    def encode(solution: WavelengthsSolution) -> np.ndarray:
         # Relabel each fiber's wavelengths by occupied segments, as the ordering rows want.
         hops = {}
         for p in solution.lightpaths:
@@ -149,19 +171,21 @@ def build(instance: WavelengthsInstance, *, symmetry_breaking: bool = True) -> M
         for d in DIRECTIONS:
             ranked = sorted(range(w), key=lambda c: (-hops.get((d, c), 0), c))
             relabel.update({(d, c): new for new, c in enumerate(ranked)})
-        start = {var.name: 0.0 for var in x.values()}
+        index = {(int(i), int(j), DIRECTIONS[d]): a for a, (i, j, d) in
+                 enumerate(zip(arcs.src, arcs.dst, arcs.direction))}
+        start = m.start()
         counts: dict[tuple, int] = {}
         for p in solution.lightpaths:
-            key = (p.src, p.dst, p.dir, relabel[p.dir, p.wavelength])
-            if key in x:
-                start[x[key].name] = 1.0
+            a = index.get((p.src, p.dst, p.dir))
+            if a is not None:
+                start[x[a, relabel[p.dir, p.wavelength]]] = 1.0
                 counts[p.src, p.dst] = counts.get((p.src, p.dst), 0) + 1
         rates = [counts.get((i, j), 0) * t_max / instance.traffic[i, j]
                  for i, j in instance.demanded]
-        start[t.name] = min(rates + [w])
+        start[t.start] = min(rates + [w])
         return start
 
-    return MilpModel(prob, decode, _bound_from_raw(instance), encode)
+    return MilpModel(m, decode, _bound_from_raw(instance), encode)
 
 
 def build_count(instance: WavelengthsInstance, *, integer: bool = True,
@@ -181,7 +205,7 @@ def build_count(instance: WavelengthsInstance, *, integer: bool = True,
     yet each pair of them overlaps, so they need three wavelengths. Its optimum is
     therefore a lower bound on the longest transfer time, which is what the
     ``count-bound`` method reports. SiP-ML's code splits W over 5 parallel rings and
-    omits ``max_hops`` and the transceiver rows; we keep the problem of DESIGN.md §5.3.
+    omits ``max_hops`` and the transceiver rows; we keep the problem of docs/formats.rst, wavelengths.
 
     Parameters
     ----------
@@ -208,29 +232,23 @@ def build_count(instance: WavelengthsInstance, *, integer: bool = True,
         When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof.
     """
     require_feasible(instance)
-    w = instance.wavelengths
-    prob = new_problem("wavelength_counts", "max")
-    arcs = _arcs(instance)
-    y = prob.add_variable_dicts("y", [(i, j, d) for i, j, d, _ in arcs], 0, w,
-                                pulp.LpInteger if integer else pulp.LpContinuous)
-    t = prob.add_variable("t", 0, w, pulp.LpContinuous)
+    w, n = instance.wavelengths, instance.nodes
+    arcs = _Arcs(instance)
+    m = SparseModel("wavelength_counts", "max" if min_rate is None else "min")
+    y = m.variables("y", (arcs.count,), 0, w, integer=integer)
+    t = m.variables("t", (), 0, w)
     if min_rate is None:
-        prob += t
+        m.objective([t.start], [1.0])
     else:
-        prob.sense = pulp.LpMinimize
-        prob += pulp.lpSum(len(segs) * y[i, j, d] for i, j, d, segs in arcs)
-        prob += t >= min_rate, "min_rate"
-    on_segment: dict[tuple, list] = {}
-    terms: dict[tuple, list] = {}
-    for i, j, d, segs in arcs:
-        terms.setdefault((i, j), []).append(y[i, j, d])
-        for s in segs:
-            on_segment.setdefault((d, s), []).append(y[i, j, d])
-    for (d, s), vars_ in on_segment.items():
-        prob += pulp.lpSum(vars_) <= w, f"seg_{d}_{s}"
-    _common(prob, instance, terms, t)
+        m.objective(y.ids, arcs.hops.astype(float))
+        m.rows("min_rate", [0], [t.start], [1.0], lower=float(min_rate), count=1)
+    keys, row = np.unique(arcs.seg_key, return_inverse=True)
+    m.rows("seg", row, y[arcs.seg_arc], 1.0, upper=float(w), count=len(keys))
+    _common(m, instance, arcs, y.ids[:, None], t.start)
 
     def decode(values) -> dict[tuple, float]:
-        return {key: float(values[var.name]) for key, var in y.items()}
+        got = m.value(y, values.col)
+        return {(int(i), int(j), DIRECTIONS[d]): float(v)
+                for i, j, d, v in zip(arcs.src, arcs.dst, arcs.direction, got)}
 
-    return MilpModel(prob, decode, _bound_from_raw(instance))
+    return MilpModel(m, decode, _bound_from_raw(instance))

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import heapq
 
-import networkx as nx
 import numpy as np
 
 from ..errors import InfeasibleInstance, SolverFailure
 from ..problems._transfer import links_needed, smallest_feasible_load
 from ..problems.circuits import CircuitsInstance, CircuitsSolution
+from ._matching import perfect_bipartite_matching
 
 __all__ = ["require_feasible", "exact_counts", "greedy_counts", "decompose", "exact", "greedy"]
 
@@ -131,41 +131,35 @@ def decompose(counts: np.ndarray, switches: int) -> list[list[int | None]]:
     rows, cols = counts.sum(axis=1), counts.sum(axis=0)
     if n and (rows.max() > switches or cols.max() > switches):
         raise ValueError(f"counts: a row or column sum exceeds switches = {switches}")
-    # Pad with dummy edges (unused ports) to a Q-regular bipartite multigraph.
-    dummy = np.zeros_like(counts)
-    need_out, need_in = switches - rows, switches - cols
-    j = 0
-    for i in range(n):
-        while need_out[i] > 0:
-            while need_in[j] == 0:
-                j += 1
-            take = min(need_out[i], need_in[j])
-            dummy[i, j] += take
-            need_out[i] -= take
-            need_in[j] -= take
-    real = counts.copy()
+    # Pad with dummy edges (unused ports) to a Q-regular bipartite multigraph: the
+    # northwest-corner rule pairs the spare out-ports and in-ports in index order.
+    spare_out, spare_in = np.cumsum(switches - rows), np.cumsum(switches - cols)
+    cuts = np.union1d(spare_out, spare_in)
+    starts = np.concatenate(([0], cuts[:-1])) if len(cuts) else cuts
+    size = cuts - starts
+    keep = size > 0
+    pad_i = np.searchsorted(spare_out, starts[keep], side="right")
+    pad_j = np.searchsorted(spare_in, starts[keep], side="right")
+    # One entry per (i, j) pair with a circuit or a dummy edge, keyed i*n + j.
+    key = np.concatenate((np.flatnonzero(counts), pad_i * n + pad_j))
+    real_of = np.concatenate((counts.ravel()[np.flatnonzero(counts)],
+                              np.zeros(len(pad_i), dtype=np.int64)))
+    dummy_of = np.concatenate((np.zeros(len(key) - len(pad_i), dtype=np.int64), size[keep]))
+    key, where = np.unique(key, return_inverse=True)
+    real = np.bincount(where, weights=real_of, minlength=len(key)).astype(np.int64)
+    dummy = np.bincount(where, weights=dummy_of, minlength=len(key)).astype(np.int64)
     configs = []
     for _ in range(switches):
-        graph = nx.Graph()
-        left = [("o", i) for i in range(n)]
-        graph.add_nodes_from(left)
-        graph.add_nodes_from(("i", k) for k in range(n))
-        for i, k in zip(*np.nonzero(real + dummy)):
-            graph.add_edge(("o", int(i)), ("i", int(k)))
-        matching = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=left)
-        config: list[int | None] = [None] * n
-        for i in range(n):
-            k = matching.get(("o", i))
-            if k is None:
-                raise SolverFailure("decompose: no perfect matching in a regular bipartite "
-                                    "multigraph (cannot happen; please report)")
-            k = k[1]
-            if real[i, k] > 0:
-                real[i, k] -= 1
-                config[i] = k
-            else:
-                dummy[i, k] -= 1
-        configs.append(config)
+        live = np.flatnonzero(real + dummy)
+        partner = perfect_bipartite_matching(key[live] // n, key[live] % n, n)
+        if np.any(partner < 0):
+            raise SolverFailure("decompose: no perfect matching in a regular bipartite "
+                                "multigraph (cannot happen; please report)")
+        used = np.searchsorted(key, np.arange(n) * n + partner)
+        is_real = real[used] > 0
+        real[used[is_real]] -= 1
+        dummy[used[~is_real]] -= 1
+        configs.append([int(k) if r else None for k, r in zip(partner, is_real)])
     return configs
 
 
@@ -182,7 +176,7 @@ def exact(instance: CircuitsInstance) -> CircuitsSolution:
 
     Notes
     -----
-    Runs in O(N²Q log(N²Q)) for the bisection plus Q Hopcroft-Karp matchings.
+    Runs in O(N²Q log(N²Q)) for the bisection plus Q Hopcroft-Karp matchings (scipy's).
 
     Examples
     --------

@@ -53,16 +53,89 @@ class Dag:
         by_hi = np.argsort(self.hi, kind="stable")
         self.children = np.split(self.lo[by_hi], np.cumsum(np.bincount(self.hi, minlength=n))[:-1])
         self.indeg = np.bincount(self.lo, minlength=n).astype(np.int64)
+        self.child_lists = [c.tolist() for c in self.children]
+
+    def positions(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Positions in ``order`` of every edge's high and low end."""
+        pos = np.empty(self.n, dtype=np.int64)
+        pos[order] = np.arange(self.n)
+        return pos[self.hi], pos[self.lo]
 
     def prefix_sums(self, order: np.ndarray) -> np.ndarray:
         """``S[j, i]``: weight of the edges from the first j nodes of ``order`` to the first i."""
-        pos = np.empty(self.n, dtype=np.int64)
-        pos[order] = np.arange(self.n)
+        hi, lo = self.positions(order)
         S = np.zeros((self.n + 1, self.n + 1))
-        np.add.at(S, (pos[self.hi] + 1, pos[self.lo] + 1), self.w)
+        np.add.at(S, (hi + 1, lo + 1), self.w)
         np.cumsum(S, axis=0, out=S)
         np.cumsum(S, axis=1, out=S)
         return S
+
+
+class _DensePrefix:
+    """``S[j, i]`` read from the dense (n+1)² prefix-sum matrix: O(n²) memory."""
+
+    def __init__(self, dag: Dag, order: np.ndarray):
+        self.S = dag.prefix_sums(order)
+
+    def diagonal(self) -> np.ndarray:
+        return np.diag(self.S).copy()
+
+    def columns(self, cols: np.ndarray, j_lo: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """``S[j, cols[r]]`` for ``j = j_lo[r] .. j_lo[r]+lengths[r]-1``, concatenated."""
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        js = np.repeat(j_lo - starts, lengths) + np.arange(lengths.sum())
+        return self.S[js, np.repeat(cols, lengths)]
+
+
+class _SparsePrefix:
+    """The same ``S[j, i]`` answered from the edge list: O(n + E) memory.
+
+    In a topological order every edge runs from position ``a`` to ``b > a``, and
+    ``S[j, i]`` sums the edges with ``a < j`` and ``b < i``. The divide and conquer asks,
+    per depth, for runs ``S[j_lo..j_hi, i]`` of one column each, and the runs of one
+    depth form a chain: sorted by ``i``, their ``j_lo`` never decrease either. The first
+    entries of a chain come from one offline sweep (an edge counts from the first run
+    past both its ends on), the rest of each run from a running sum over the edges with
+    ``j_lo <= a < j_hi``: O(E log n + n) per depth.
+    """
+
+    def __init__(self, dag: Dag, order: np.ndarray):
+        a, b = dag.positions(order)
+        self.n = dag.n
+        by_a = np.argsort(a, kind="stable")
+        self.a, self.b, self.w = a[by_a], b[by_a], dag.w[by_a]
+        self.first = np.searchsorted(self.a, np.arange(self.n + 1))   # first edge, a >= p
+
+    def diagonal(self) -> np.ndarray:
+        """``S[j, j]`` = weight of the edges with ``b < j`` (then ``a < j`` too)."""
+        return np.concatenate([[0.0], np.cumsum(np.bincount(self.b, self.w, self.n))])
+
+    def entries(self, j: np.ndarray, i: np.ndarray) -> np.ndarray:
+        """``S[j[q], i[q]]`` along a chain: ``j`` and ``i`` both non-decreasing in q."""
+        # the first q with j[q] > p, and with i[q] > p, for every position p
+        positions = np.arange(self.n + 1)
+        past_j = np.searchsorted(j, positions, side="right")
+        past_i = np.searchsorted(i, positions, side="right")
+        since = np.maximum(past_j[self.a], past_i[self.b])
+        return np.cumsum(np.bincount(since, self.w, len(j) + 1))[:len(j)]
+
+    def columns(self, cols: np.ndarray, j_lo: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """``S[j, cols[r]]`` for ``j = j_lo[r] .. j_lo[r]+lengths[r]-1``, concatenated."""
+        chain = np.argsort(cols, kind="stable")
+        anchor = np.empty(len(cols))
+        anchor[chain] = self.entries(j_lo[chain], cols[chain])
+        # the edges each run adds after its first entry: j_lo <= a < j_lo + length - 1
+        e_lo, e_hi = self.first[j_lo], self.first[j_lo + lengths - 1]
+        counts = e_hi - e_lo
+        e_starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        edge = np.repeat(e_lo - e_starts, counts) + np.arange(counts.sum())
+        gain = np.where(self.b[edge] < np.repeat(cols, counts), self.w[edge], 0.0)
+        running = np.concatenate([[0.0], np.cumsum(gain)])
+        run = np.repeat(np.arange(len(cols)), lengths)
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        js = np.repeat(j_lo - starts, lengths) + np.arange(lengths.sum())
+        taken = e_starts[run] + self.first[js] - e_lo[run]
+        return anchor[run] + (running[taken] - running[e_starts[run]])
 
 
 def random_topological_order(dag: Dag, rng: np.random.Generator) -> np.ndarray:
@@ -76,20 +149,22 @@ def random_topological_order(dag: Dag, rng: np.random.Generator) -> np.ndarray:
     ValueError
         If the graph has a cycle.
     """
-    indeg = dag.indeg.copy()
-    queue = np.flatnonzero(indeg == 0)
-    rng.shuffle(queue)
-    order = queue.tolist()
+    # plain lists: per node, numpy calls on a handful of children cost more than the work
+    indeg = dag.indeg.tolist()
+    children = dag.child_lists
+    order = [v for v, d in enumerate(indeg) if d == 0]
+    rng.shuffle(order)
     head = 0
     while head < len(order):
-        ch = dag.children[order[head]]
+        released = []
+        for v in children[order[head]]:
+            indeg[v] -= 1
+            if not indeg[v]:
+                released.append(v)
         head += 1
-        if len(ch):
-            indeg[ch] -= 1
-            released = ch[indeg[ch] == 0]
-            if len(released) > 1:
-                rng.shuffle(released)
-            order.extend(released.tolist())
+        if len(released) > 1:
+            rng.shuffle(released)
+        order.extend(released)
     if len(order) < dag.n:
         raise ValueError("edges: the contention graph has a cycle (it must be a DAG)")
     return np.asarray(order, dtype=np.int64)
@@ -105,7 +180,7 @@ def _largest_argmax(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return last - starts
 
 
-def _monotone_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
+def _monotone_row(base: np.ndarray, prefix, k: int, n: int):
     """f(i, k) and the largest optimal j for i = k..n by divide and conquer over i.
 
     The largest optimal split point is non-decreasing in i (C is Monge), so the best j
@@ -114,31 +189,30 @@ def _monotone_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
     """
     f = np.full(n + 1, -np.inf)
     arg = np.zeros(n + 1, dtype=np.int64)
-    ranges = [(k, n, k - 1, n - 1)]            # (i_lo, i_hi, j_lo, j_hi)
-    while ranges:
-        mids = np.array([(a + b) // 2 for a, b, _, _ in ranges], dtype=np.int64)
-        j_lo = np.array([c for _, _, c, _ in ranges], dtype=np.int64)
-        j_hi = np.minimum(np.array([d for _, _, _, d in ranges], dtype=np.int64), mids - 1)
-        lengths = j_hi - j_lo + 1
+    # ranges of i and of their candidate j: i_lo..i_hi, j_lo..j_hi
+    i_lo, i_hi = np.array([k]), np.array([n])
+    j_lo, j_hi = np.array([k - 1]), np.array([n - 1])
+    while len(i_lo):
+        mids = (i_lo + i_hi) // 2
+        top = np.minimum(j_hi, mids - 1)
+        lengths = top - j_lo + 1
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         js = np.repeat(j_lo - starts, lengths) + np.arange(lengths.sum())
-        cols = np.repeat(mids, lengths)
-        vals = base[js] + S[js, cols]
+        vals = base[js] + prefix.columns(mids, j_lo, lengths)
         best = j_lo + _largest_argmax(vals, starts)
         f[mids] = vals[starts + best - j_lo]
         arg[mids] = best
-        nxt = []
-        for (a, b, c, d), m, j in zip(ranges, mids.tolist(), best.tolist()):
-            if a <= m - 1:
-                nxt.append((a, m - 1, c, j))
-            if m + 1 <= b:
-                nxt.append((m + 1, b, j, d))
-        ranges = nxt
+        left, right = i_lo <= mids - 1, mids + 1 <= i_hi
+        i_lo, i_hi, j_lo, j_hi = (np.concatenate([i_lo[left], mids[right] + 1]),
+                                  np.concatenate([mids[left] - 1, i_hi[right]]),
+                                  np.concatenate([j_lo[left], best[right]]),
+                                  np.concatenate([best[left], j_hi[right]]))
     return f, arg
 
 
-def _dense_row(base: np.ndarray, S: np.ndarray, k: int, n: int):
+def _dense_row(base: np.ndarray, prefix: _DensePrefix, k: int, n: int):
     """f(i, k) and the largest optimal j for every i, scanning every j < i."""
+    S = prefix.S
     cols = np.arange(n + 1)
     M = base[:, None] + S                      # M[j, i] = f(j, k-1) + C(j, i)
     M[cols[:, None] >= cols[None, :]] = -np.inf
@@ -179,7 +253,13 @@ def best_split(dag: Dag, order: np.ndarray, levels: int, *,
     With ``S`` the 2-D prefix sums of the weights in this order,
     ``C(j, i) = S[j, i] - S[j, j]`` is the weight entering block ``{j+1..i}`` from the
     prefix ``{1..j}``, and ``f(i, k) = max_{k-1 <= j < i} f(j, k-1) + C(j, i)``.
-    O(n^2) memory; time O(n^2 + K n log n) monotone, O(K n^2) dense.
+    ``"dense"`` stores ``S``: O(n²) memory and O(K n²) time. ``"monotone"`` never forms it:
+    it asks O(n log n) entries per level, answered from the edges (an offline sweep for
+    the first entry of each run of one column, running sums for the rest) in O(n + E)
+    memory and O(K log n (n + E log n)) time for E edges. The two sum the
+    same weights in different orders: with weights on a common binary grid (integers,
+    say) whose total stays below 2**53 both are exact, hence identical; otherwise they
+    agree to rounding.
 
     Examples
     --------
@@ -191,21 +271,26 @@ def best_split(dag: Dag, order: np.ndarray, levels: int, *,
     >>> best_split(dag, np.array([0, 2, 1, 3]), 2)
     (6.0, [2, 4])
     """
-    rows = {"monotone": _monotone_row, "dense": _dense_row}
+    rows = {"monotone": (_monotone_row, _SparsePrefix), "dense": (_dense_row, _DensePrefix)}
     if split not in rows:
         raise ValueError(f"split = {split!r}: must be 'monotone' or 'dense'")
-    n = len(order)
-    if n == 0:
+    if len(order) == 0:
         return 0.0, []
+    row, prefix = rows[split]
+    return _best_split(order, levels, row, prefix(dag, order))
+
+
+def _best_split(order: np.ndarray, levels: int, row, prefix) -> tuple[float, list[int]]:
+    """:func:`best_split` with the row rule and the ``S`` queries given."""
+    n = len(order)
     kmax = min(int(levels), n)
-    S = dag.prefix_sums(order)
-    diag = np.diag(S).copy()
+    diag = prefix.diagonal()
     f_prev = np.full(n + 1, -np.inf)
     f_prev[0] = 0.0
     args = [None]
     best_value, best_k = -np.inf, 0
     for k in range(1, kmax + 1):
-        f, arg = rows[split](f_prev - diag, S, k, n)   # base[j] = f(j, k-1) - S[j, j]
+        f, arg = row(f_prev - diag, prefix, k, n)   # base[j] = f(j, k-1) - S[j, j]
         args.append(arg)
         if f[n] >= best_value:                     # ties: use more levels
             best_value, best_k = float(f[n]), k

@@ -8,10 +8,11 @@ calls :func:`assemble`.
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Iterable, Sequence
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
 
 from ..errors import InfeasibleInstance
 from ..problems.topology import Ring, TopologyInstance, TopologySolution, ring_traffic
@@ -39,23 +40,18 @@ class ShortestPaths:
     """
 
     def __init__(self, counts: np.ndarray, rng: np.random.Generator):
-        self._neighbours = [np.flatnonzero(row).tolist() for row in np.asarray(counts)]
+        counts = np.asarray(counts)
+        self._neighbours = [np.flatnonzero(row).tolist() for row in counts]
+        self._graph = csr_matrix(counts > 0)
         self._rng = rng
         self._dist: dict[int, np.ndarray] = {}
 
     def distances(self, src: int) -> np.ndarray:
-        """Hop counts from ``src`` (-1 where unreachable), by breadth-first search."""
+        """Hop counts from ``src`` (-1 where unreachable), by breadth-first search
+        (scipy's, compiled)."""
         if src not in self._dist:
-            dist = np.full(len(self._neighbours), -1, dtype=np.int64)
-            dist[src] = 0
-            queue = deque([src])
-            while queue:
-                u = queue.popleft()
-                for v in self._neighbours[u]:
-                    if dist[v] < 0:
-                        dist[v] = dist[u] + 1
-                        queue.append(v)
-            self._dist[src] = dist
+            hops = shortest_path(self._graph, method="D", unweighted=True, indices=src)
+            self._dist[src] = np.where(np.isinf(hops), -1, hops).astype(np.int64)
         return self._dist[src]
 
     def paths(self, src: int, dst: int, k: int) -> list[tuple[int, ...]]:
@@ -106,7 +102,7 @@ class RouteBook:
             entry[key] = entry.get(key, 0.0) + per_path
 
     def routes(self) -> list[dict]:
-        """The routes of DESIGN.md §5.4, pairs and paths in a fixed order."""
+        """The routes of docs/formats.rst, topology, pairs and paths in a fixed order."""
         out = []
         for (src, dst), paths in sorted(self._bytes.items()):
             total = sum(paths.values())

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Sequence
 
-import networkx as nx
 import numpy as np
 
 from ..problems._validate import as_int
@@ -43,6 +42,7 @@ from ..problems.topology import (Ring, TopologyInstance, TopologySolution, evalu
 from .topology_baselines import ring as plain_ring
 from .topology_routing import (RouteBook, add_links, assemble, degree_one_solution,
                                route_shortest)
+from ._matching import integer_weights, max_weight_matching
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
            "circulant_diameter", "circulant_mean_hops", "regular_ring", "degree_split",
@@ -203,7 +203,7 @@ def coin_change_mod(n: int, coins: Sequence[int], *, bidirectional: bool = True,
 
     Equivalently, breadth-first search on the circulant (Cayley) graph of Z_n with the
     coins as generators: one table serves every source, since every coin is a link at
-    every server. Level-synchronous and vectorized: O(n * |coins|) work.
+    every server. Level-synchronous and vectorized: O(n * len(coins)) work.
 
     Parameters
     ----------
@@ -522,10 +522,9 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
     pairs = [(int(i), int(j)) for i, j in np.argwhere(np.triu(weight, 1) > 0)]
     counts = np.zeros((n, n), dtype=np.int64)
     while np.count_nonzero(left > 0) >= 2:
-        graph = nx.Graph()
-        graph.add_weighted_edges_from((i, j, weight[i, j] / (counts[i, j] + 1))
-                                      for i, j in pairs if left[i] > 0 and left[j] > 0)
-        matching = [tuple(e) for e in nx.max_weight_matching(graph)]
+        live = [(i, j) for i, j in pairs if left[i] > 0 and left[j] > 0]
+        scaled = integer_weights([weight[e] for e in live], [counts[e] + 1 for e in live])
+        matching = max_weight_matching(n, live, scaled)
         matched = {v for e in matching for v in e}
         rest = rng.permutation([v for v in range(n) if left[v] > 0 and v not in matched])
         matching += list(zip(rest[::2].tolist(), rest[1::2].tolist()))

@@ -57,7 +57,7 @@ def first_fit(nodes: int, first, hops) -> list[int]:
     has no arc passing through it (a *line* instance, e.g. one segment unused), and at
     most 2L-1 on a ring: some arc starts at some node, so the fewest arcs through a node
     is c <= L-1, and an interval coloured first-fit conflicts with at most L-1 earlier
-    intervals (all cover its first segment) and c cut arcs [2]_. Runs in O(A·h) for A
+    intervals (all cover its first segment) and c cut arcs (Tucker, 1975). Runs in O(A·h) for A
     arcs of at most h hops.
 
     Examples

@@ -1,7 +1,7 @@
 """The MILP backend: a model in, a :class:`MilpRun` (status, objective, bound, nodes, times) out.
 
 This package sits below both ``formulations`` and ``heuristics`` and above ``problems``
-in the import order of DESIGN.md §2::
+in the import order of the docs (api.rst)::
 
     cli → benchmarks → fabrics → solvers → formulations | heuristics → milp → problems
 
@@ -11,6 +11,8 @@ problem kinds, methods or results: :mod:`fabricopt.solvers.milp` turns a
 formulation into a registered method.
 
 - :class:`MilpModel` / :func:`new_problem` — the hand-over from a formulation;
+- :class:`SparseModel` — a model assembled as named variable blocks over sparse
+  matrices, read by HiGHS directly and by CBC through :func:`to_pulp`;
 - :func:`run_milp` — the one entry point: solve a model with HiGHS (in process,
   through highspy) or CBC (PuLP's bundled binary), inside a wall-clock budget;
 - :class:`MilpRun` — what it reports, cross-checked (a HiGHS "Optimal" whose
@@ -20,6 +22,8 @@ formulation into a registered method.
 from .deadline import BuildTimeLimit, build_deadline, check_deadline
 from .model import MilpModel, new_problem
 from .run import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
+from .sparse import ColumnValues, SparseModel, to_pulp
 
 __all__ = ["MilpModel", "new_problem", "MilpRun", "run_milp", "BACKENDS", "cbc_available",
-           "highs_version", "BuildTimeLimit", "build_deadline", "check_deadline"]
+           "highs_version", "BuildTimeLimit", "build_deadline", "check_deadline",
+           "SparseModel", "ColumnValues", "to_pulp"]

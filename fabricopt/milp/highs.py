@@ -3,7 +3,7 @@
 PuLP's own HiGHS wrapper reports a time-limited solve as "Optimal", negates
 maximization objectives inside highspy, drops the objective constant and cannot
 warm-start; so the model's arrays are handed to a ``highspy.Highs`` object here and
-status, objective, dual bound and node count are read from it (DESIGN.md §7).
+status, objective, dual bound and node count are read from it (docs/milp.rst).
 
 Two HiGHS behaviours are guarded against:
 
@@ -12,7 +12,7 @@ Two HiGHS behaviours are guarded against:
   instance of 40 jobs: HiGHS logs 4497.638, the columns are worth 4437.911). The
   objective of the returned columns is compared with HiGHS's; on disagreement the
   model is re-solved without the start, and if that still disagrees the answer is
-  ``feasible`` with HiGHS's dual bound — never ``optimal`` (DESIGN.md §9).
+  ``feasible`` with HiGHS's dual bound — never ``optimal`` (docs/milp.rst).
 - **The global thread scheduler.** HiGHS starts one scheduler per process with the
   ``threads`` of the first model that runs; a later model asking for another count
   fails with model status "Not Set". The scheduler is then reset once and the run
@@ -33,10 +33,11 @@ import numpy as np
 
 from ..errors import SolverFailure
 from .arrays import LinearArrays
+from .sparse import ColumnValues
 
 __all__ = ["solve_highs", "highs_version", "new_highs"]
 
-_EMPTY_ROW_TOL = 1e-9   # a constant row of an empty model holds within this (DESIGN §5)
+_EMPTY_ROW_TOL = 1e-9   # a constant row of an empty model holds within this (docs/formats.rst)
 _OBJECTIVE_RTOL = 1e-6  # HiGHS's objective and its columns' must agree to rounding
 _MIN_RUN_S = 1e-3       # HiGHS needs a positive time limit
 
@@ -82,12 +83,12 @@ def _agree(a: float, b: float) -> bool:
     return abs(a - b) <= _OBJECTIVE_RTOL * max(abs(a), abs(b)) + 1e-12
 
 
-def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start: Mapping[str, float] | None):
+def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start):
     import highspy
 
     inf = highspy.kHighsInf
     h = new_highs()
-    h.setOptionValue("threads", 1)  # fixed for the life of the process (DESIGN §7)
+    h.setOptionValue("threads", 1)  # fixed for the life of the process (docs/milp.rst)
     h.setOptionValue("random_seed", int(seed) % (2**31 - 1))
     h.setOptionValue("mip_rel_gap", float(rel_gap))
     if rel_gap == 0:
@@ -108,7 +109,11 @@ def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start: Mapping[str
     h.changeObjectiveOffset(arrays.offset)
     h.changeObjectiveSense(highspy.ObjSense.kMaximize if arrays.maximize
                            else highspy.ObjSense.kMinimize)
-    if start:
+    if isinstance(start, np.ndarray):
+        if len(start):
+            h.setSolution(len(start), np.arange(len(start), dtype=np.int32),
+                          np.asarray(start, float))
+    elif start:
         position = {name: k for k, name in enumerate(arrays.names)}
         idx = np.array([position[k] for k in start if k in position], np.int32)
         val = np.array([float(start[k]) for k in start if k in position], float)
@@ -205,7 +210,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
     reported = None if col is None else info.objective_function_value
     if col is not None and not _agree(objective, reported):
         mismatch = {"highs_objective": reported, "columns_objective": objective}
-        if warm_start:
+        if warm_start is not None and len(warm_start):
             retry = _attempt(arrays, deadline, rel_gap, seed, None)
             if retry[1] is not None and _agree(arrays.objective_of(retry[1]),
                                                retry[2].objective_function_value):
@@ -228,7 +233,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
     elif status == "optimal":
         bound = objective
     nodes = int(info.mip_node_count) if integer else 0
-    values = None if col is None else dict(zip(arrays.names, col.tolist()))
+    values = None if col is None else ColumnValues(arrays.names, col)
     return status, values, objective, bound, nodes, notes
 
 
@@ -240,4 +245,7 @@ def solve_empty(arrays: LinearArrays):
     """
     if np.any(arrays.row_lower > _EMPTY_ROW_TOL) or np.any(arrays.row_upper < -_EMPTY_ROW_TOL):
         return "infeasible", None, None, None, 0, {"model_status": "Empty"}
-    return "optimal", {}, arrays.offset, arrays.offset, 0, {"model_status": "Empty"}
+    # (a sparse model solved by CBC may have columns that are in no row: any value)
+    col = np.clip(np.zeros(len(arrays.names)), arrays.col_lower, arrays.col_upper)
+    return ("optimal", ColumnValues(arrays.names, col), arrays.offset, arrays.offset, 0,
+            {"model_status": "Empty"})

@@ -50,16 +50,20 @@ class MilpModel:
 
     Attributes
     ----------
-    problem : pulp.LpProblem
-        Built with ``add_variable`` / ``add_variable_dicts`` (PuLP 3.3 and 4 share them).
+    problem : pulp.LpProblem or SparseModel
+        Built with ``add_variable`` / ``add_variable_dicts`` (PuLP 3.3 and 4 share them),
+        or as blocks over sparse matrices (:class:`~fabricopt.milp.SparseModel`).
     decode : callable
-        ``decode(values) -> solution`` where ``values`` maps variable names to values.
+        ``decode(values) -> solution`` where ``values`` maps variable names to values
+        (a :class:`~fabricopt.milp.ColumnValues`: its ``col`` is the column vector, which
+        sparse models read by block).
     bound_from_raw : callable
         Maps the model's objective bound to a bound on the problem's objective
         (identity when the model's objective *is* the problem's).
     encode : callable or None
-        ``encode(solution) -> {variable name: value}``, a MIP start (a complete one
-        where possible; HiGHS completes a partial start by solving the remainder).
+        ``encode(solution) -> {variable name: value}`` or a full column vector, a MIP
+        start (a complete one where possible; HiGHS completes a partial start by
+        solving the remainder).
     """
 
     problem: pulp.LpProblem

@@ -14,6 +14,7 @@ from .cbc import cbc_available, solve_cbc
 from .deadline import BuildTimeLimit, build_deadline
 from .highs import highs_version, solve_empty, solve_highs
 from .model import MilpModel, new_problem  # noqa: F401  (new_problem: the doctest)
+from .sparse import SparseModel, columns_of, named_start, to_pulp
 
 __all__ = ["MilpRun", "run_milp", "BACKENDS", "cbc_available", "highs_version"]
 
@@ -57,22 +58,23 @@ class MilpRun:
     solver_s: float = 0.0
 
 
-def run_milp(model: MilpModel | pulp.LpProblem, *, backend: str = "highs",
+def run_milp(model: MilpModel | pulp.LpProblem | SparseModel, *, backend: str = "highs",
              time_limit: float | None = None, rel_gap: float = 0.0,
              warm_start: Mapping[str, float] | None = None, seed: int = 0) -> MilpRun:
     """Solve a model with ``backend`` (``"highs"`` or ``"cbc"``).
 
     Parameters
     ----------
-    model : MilpModel or pulp.LpProblem
+    model : MilpModel, pulp.LpProblem or SparseModel
     backend : {"highs", "cbc"}
     time_limit : float, optional
         Seconds for the whole call, copying the model into the solver included; the
         incumbent is returned with status ``"feasible"`` when it runs out.
     rel_gap : float
         Relative MIP gap at which to stop; 0 (the default) asks for proven optimality.
-    warm_start : dict, optional
-        Variable name -> value of a known solution (HiGHS ``setSolution``).
+    warm_start : dict or numpy.ndarray, optional
+        Variable name -> value of a known solution (HiGHS ``setSolution``), or the
+        full column vector of one (sparse models).
     seed : int
         The solver's random seed.
 
@@ -110,27 +112,35 @@ def run_milp(model: MilpModel | pulp.LpProblem, *, backend: str = "highs",
     if backend not in BACKENDS:
         raise SolverUnavailable(f"backend = {backend!r}: must be one of {', '.join(BACKENDS)}")
     problem = model.problem if isinstance(model, MilpModel) else model
+    sparse = isinstance(problem, SparseModel)
     deadline = None if time_limit is None else began + float(time_limit)
+    solver = "cbc" if backend == "cbc" else highs_version()
+    arrays = None
+    if sparse or backend == "highs":
+        try:
+            with build_deadline(deadline):
+                arrays = problem.arrays() if sparse else from_pulp(problem)
+                if sparse and backend == "cbc":
+                    # CBC reads the same arrays, through PuLP
+                    warm_start = named_start(arrays, warm_start)
+                    problem = to_pulp(arrays, problem.name)
+        except BuildTimeLimit:
+            return MilpRun("no_solution", None, None, None, 0, solver,
+                           {"time_limit_exceeded": "the time limit ran out while the model "
+                                                   f"was copied into {solver.split()[0]}"},
+                           copy_s=time.monotonic() - began)
     if backend == "cbc":
-        solver = "cbc"
+        copied = time.monotonic() if sparse else began
         if not problem.variables():
             # PuLP would add a dummy variable and lose the objective's constant.
-            out = solve_empty(from_pulp(problem))
+            out = solve_empty(arrays if sparse else from_pulp(problem))
         else:
             left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
             out = solve_cbc(problem, time_limit=left, rel_gap=rel_gap, warm_start=warm_start,
                             seed=seed)
-        copied = began
+            if sparse and out[1] is not None:
+                out = (out[0], columns_of(arrays, out[1]), *out[2:])
     else:
-        solver = highs_version()
-        try:
-            with build_deadline(deadline):
-                arrays = from_pulp(problem)
-        except BuildTimeLimit:
-            return MilpRun("no_solution", None, None, None, 0, solver,
-                           {"time_limit_exceeded": "the time limit ran out while the model "
-                                                   "was copied into HiGHS"},
-                           copy_s=time.monotonic() - began)
         copied = time.monotonic()
         out = solve_empty(arrays) if not arrays.names else solve_highs(
             arrays, deadline=deadline, rel_gap=rel_gap, warm_start=warm_start, seed=seed)

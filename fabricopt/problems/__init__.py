@@ -21,7 +21,7 @@ from . import crux, priorities  # noqa: F401  (register the Crux kinds)
 
 __all__ = ["CheckResult", "NamedBound", "ProblemKind", "get_kind", "kind_of", "kinds", "register_kind",
            "check", "evaluate", "instance_from_dict", "solution_from_dict", "to_dict",
-           "read_json", "write_json"]
+           "read_json", "write_json", "MAX_INTEGER_DIGITS"]
 
 
 def instance_from_dict(data: Mapping[str, Any]):
@@ -70,7 +70,7 @@ def check(instance, solution) -> CheckResult:
 
 
 def evaluate(instance, solution) -> float:
-    """The objective of ``solution`` on ``instance`` as DESIGN.md §5 defines it.
+    """The objective of ``solution`` on ``instance`` as docs/formats.rst defines it.
 
     Examples
     --------
@@ -82,28 +82,74 @@ def evaluate(instance, solution) -> float:
     return float(_same_kind(instance, solution).evaluate(instance, solution))
 
 
+#: Longest integer literal a JSON file may hold: a float stops at 309 digits, and
+#: converting longer literals costs time quadratic in their length.
+MAX_INTEGER_DIGITS = 320
+
+
 def read_json(source) -> Any:
     """Parse JSON from a path, ``"-"`` (standard input) or an open file.
 
-    A file that is not valid JSON raises ``InvalidInstance`` naming the file and the place.
+    The file must be UTF-8 (a byte-order mark is allowed). Anything that is not valid
+    JSON — broken syntax, undecodable bytes, ``NaN`` / ``Infinity``, an integer literal
+    of more than :data:`MAX_INTEGER_DIGITS` digits, nesting deeper than the parser can
+    follow — raises ``InvalidInstance`` with one line naming the file and the problem.
+
+    Examples
+    --------
+    >>> import io
+    >>> read_json(io.BytesIO(b'{"problem": "circuits"}'))
+    {'problem': 'circuits'}
+    >>> read_json(io.BytesIO(b"[" * 100000 + b"]" * 100000))
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: <file>: not valid JSON (nested too deeply)
     """
     name = str(source)
     try:
         if source == "-" or source is sys.stdin:
             name = "<stdin>"
-            text = sys.stdin.read()
+            stream = sys.stdin
+            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
         elif hasattr(source, "read"):
             name = getattr(source, "name", "<file>")
-            text = source.read()
+            data = source.read()
         else:
-            text = Path(source).read_text()
+            data = Path(source).read_bytes()
     except OSError as exc:
         raise InvalidInstance(f"{name}: cannot read ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:  # a file opened in text mode
+        raise InvalidInstance(f"{name}: not UTF-8 text ({_undecodable(exc)})") from None
+    if isinstance(data, (bytes, bytearray)):
+        try:
+            text = bytes(data).decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidInstance(f"{name}: not UTF-8 text ({_undecodable(exc)})") from None
+    else:
+        text = data
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise InvalidInstance(f"{name}: not valid JSON ({exc.msg} at line {exc.lineno} "
                               f"column {exc.colno})") from None
+    except RecursionError:
+        raise InvalidInstance(f"{name}: not valid JSON (nested too deeply)") from None
+    except InvalidInstance as exc:
+        raise InvalidInstance(f"{name}: {exc}") from None
+
+
+def _undecodable(exc: UnicodeDecodeError) -> str:
+    bad = exc.object[exc.start:exc.start + 1]
+    hint = "; it looks like UTF-16" if exc.object[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+    return f"byte 0x{bad.hex()} at offset {exc.start}{hint}"
+
+
+def _parse_int(token: str) -> int:
+    digits = len(token.lstrip("-"))
+    if digits > MAX_INTEGER_DIGITS:
+        raise InvalidInstance(f"not valid JSON (an integer of {digits} digits; numbers "
+                              f"must fit a float, at most {MAX_INTEGER_DIGITS} digits)")
+    return int(token)
 
 
 def _reject_constant(token: str):

@@ -2,31 +2,138 @@
 
 Rates follow strict priority between levels and max-min fairness within one level:
 progressive filling (Bertsekas & Gallager, "Data Networks", §6.5.2) of the capacity
-the higher levels leave. Two interchangeable back ends hold the active flows:
-:class:`ListFlows` (plain Python, fastest for the few flows of a microbenchmark
-component, where numpy's per-call overhead dominates) and :class:`ArrayFlows`
-(numpy, for large components). Both do the same float operations in the same order,
-so they give the same rates; :func:`flow_state` picks one by size.
+the higher levels leave.
+
+Max-min rates of flows that share no link, directly or through other *active* flows,
+are independent, so when flows start or finish only the active clusters they touch are
+refilled (:class:`FlowState`); the others keep their rates and their finish times. A
+cluster's rates depend on its set of flows alone, and periodic jobs revisit a few sets,
+so fills are cached. Remaining bits are brought up to date only when a flow's rate
+changes, and finish times wait in a heap, so an event costs the size of the clusters it
+touches, not of the component.
+
+Two interchangeable fill kernels do the same float operations in the same order, so
+they give the same rates: :func:`fill_list` (plain Python, fastest for small clusters,
+where numpy's per-call overhead dominates) and :func:`fill_array` (numpy).
+:data:`LIST_MAX_FLOWS` picks one by cluster size (measured by
+``benchmarks/bench_scaling.py --fill``).
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
 
-__all__ = ["ListFlows", "ArrayFlows", "flow_state", "LIST_MAX_FLOWS"]
+__all__ = ["FlowState", "fill_list", "fill_array", "LIST_MAX_FLOWS"]
 
-#: Components with at most this many flows use :class:`ListFlows`.
+#: Clusters with at most this many flows are filled by :func:`fill_list`.
 LIST_MAX_FLOWS = 64
 
 # Links whose fair share is within this relative distance of the minimum saturate
 # together: shares are quotients of float sums.
 _SAT_RTOL = 1e-12
 
+# Fills remembered per component; past it the cache starts over (bounded memory).
+_CACHE_MAX = 200_000
 
-class ListFlows:
-    """Active flows in Python lists.
+
+def fill_list(cap, paths, fcap, level) -> list[float]:
+    """Progressive filling in plain Python.
+
+    Parameters
+    ----------
+    cap : list of float
+        Capacity of each link 0..L-1 (bit/s).
+    paths : list of tuple of int
+        The links of each flow.
+    fcap : list of float
+        Each flow's own rate limit (``inf`` if none).
+    level : list of int
+        Each flow's priority level; higher is served first.
+
+    Returns
+    -------
+    list of float
+        The rate of every flow.
+
+    Examples
+    --------
+    Bertsekas & Gallager's shape: f0 on links 0 and 1, f1 on 0, f2 on 1.
+
+    >>> fill_list([1.0, 2.0], [(0, 1), (0,), (1,)], [math.inf] * 3, [0, 0, 0])
+    [0.5, 0.5, 1.5]
+    """
+    n_links = len(cap)
+    rate = [0.0] * len(paths)
+    residual = list(cap)
+    flows = range(len(paths))
+    for lev in sorted(set(level), reverse=True):
+        unfrozen = [f for f in flows if level[f] == lev]
+        while unfrozen:
+            count = [0] * n_links
+            for f in unfrozen:
+                for e in paths[f]:
+                    count[e] += 1
+            s = min(min((residual[e] / c for e, c in enumerate(count) if c),
+                        default=math.inf), min(fcap[f] for f in unfrozen))
+            limit = s * (1.0 + _SAT_RTOL)
+            saturated = [c > 0 and residual[e] / c <= limit for e, c in enumerate(count)]
+            keep = []
+            taken = [0] * n_links
+            for f in unfrozen:
+                path = paths[f]
+                if fcap[f] <= limit or any(saturated[e] for e in path):
+                    rate[f] = s
+                    for e in path:
+                        taken[e] += 1
+                else:
+                    keep.append(f)
+            for e, k in enumerate(taken):
+                if k:
+                    residual[e] = 0.0 if saturated[e] else max(0.0, residual[e] - k * s)
+            unfrozen = keep
+    return rate
+
+
+def fill_array(cap, paths, fcap, level) -> list[float]:
+    """:func:`fill_list` with numpy arrays: the same operations, so the same rates.
+
+    Examples
+    --------
+    >>> fill_array([1.0, 2.0], [(0, 1), (0,), (1,)], [math.inf] * 3, [0, 0, 0])
+    [0.5, 0.5, 1.5]
+    """
+    n_links = len(cap)
+    pflow = np.array([f for f, p in enumerate(paths) for _ in p], dtype=np.int64)
+    plink = np.array([e for p in paths for e in p], dtype=np.int64)
+    fcap = np.asarray(fcap, dtype=float)
+    level = np.asarray(level, dtype=np.int64)
+    rate = np.zeros(len(paths))
+    residual = np.array(cap, dtype=float)
+    for lev in np.unique(level)[::-1]:  # highest level first
+        unfrozen = level == lev
+        while unfrozen.any():
+            on = unfrozen[pflow]
+            count = np.bincount(plink[on], minlength=n_links)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(count > 0, residual / count, np.inf)
+            s = min(float(share.min()) if n_links else math.inf, float(fcap[unfrozen].min()))
+            limit = s * (1.0 + _SAT_RTOL)
+            saturated = share <= limit
+            freeze = unfrozen & (fcap <= limit)
+            freeze[pflow[on & saturated[plink]]] = True
+            rate[freeze] = s
+            residual = np.maximum(0.0, residual - np.bincount(plink[freeze[pflow]],
+                                                              minlength=n_links) * s)
+            residual[saturated] = 0.0
+            unfrozen &= ~freeze
+    return rate.tolist()
+
+
+class FlowState:
+    """The active flows of one component of the simulation, in absolute time.
 
     Parameters
     ----------
@@ -44,189 +151,135 @@ class ListFlows:
         flow, so it is cheaper as a cap than as a link to fill.
     job_level : list of int
         Priority level of each job; higher is served first.
+    window : (float, float)
+        ``[a, b)``, where :attr:`sent_bits` is counted.
+    kernel : {None, "list", "array"}
+        Force a fill kernel; None picks by cluster size (:data:`LIST_MAX_FLOWS`).
     """
 
-    def __init__(self, cap_bps, bits, flow_job, flow_links, flow_cap_bps, job_level):
-        self.cap = list(cap_bps)
+    def __init__(self, cap_bps, bits, flow_job, flow_links, flow_cap_bps, job_level,
+                 window, kernel=None):
+        if kernel not in (None, "list", "array"):
+            raise ValueError(f"backend = {kernel!r}: must be None, 'list' or 'array'")
+        self.kernel = kernel
+        self.cap = [float(c) for c in cap_bps]
         self.fcap = [float(c) for c in flow_cap_bps]
-        self.bits = list(bits)
+        self.bits = [float(x) for x in bits]
         self.fjob = list(flow_job)
-        self.links = [tuple(p) for p in flow_links]
+        self.paths = [tuple(p) for p in flow_links]
         self.level = [job_level[j] for j in self.fjob]
-        n_jobs = len(job_level)
+        self.a, self.b = window
+        n_jobs, F = len(job_level), len(self.bits)
         self.job_flows = [[] for _ in range(n_jobs)]
         for f, j in enumerate(self.fjob):
             self.job_flows[j].append(f)
-        self.rem = [0.0] * len(self.bits)
-        self.active: list[int] = []
+        self.on_link: list[set[int]] = [set() for _ in self.cap]   # active flows per link
+        self.active = [False] * F
+        self.rem = [0.0] * F        # bits left at time t0
+        self.t0 = [0.0] * F
+        self.rate = [0.0] * F
+        self.version = [0] * F      # invalidates stale heap entries
+        self.heap: list[tuple[float, int, int]] = []   # (finish time, version, flow)
         self.sent_bits = [0.0] * n_jobs
-        self._moving: list[tuple[float, int, float]] = []   # (time to finish, flow, rate)
-        # Rates depend on the active set alone, and periodic jobs revisit a few sets.
-        self._cache: dict[tuple, list[tuple[int, float]]] = {}
+        self.touched: set[int] = set()
+        self._cache: dict[tuple, list[float]] = {}
 
-    def release(self, job: int) -> bool:
-        """Make the job's flows active with all their bits; False if it has none."""
+    def release(self, job: int, t: float) -> bool:
+        """Make the job's flows active with all their bits at time ``t``; False if none."""
         flows = self.job_flows[job]
         for f in flows:
-            self.rem[f] = self.bits[f]
-        self.active.extend(flows)
-        self.active.sort()
+            self.active[f] = True
+            self.rem[f], self.t0[f], self.rate[f] = self.bits[f], t, 0.0
+            for e in self.paths[f]:
+                self.on_link[e].add(f)
+        self.touched.update(flows)
         return bool(flows)
 
-    def allocate(self) -> None:
-        """Recompute every active flow's rate."""
-        key = tuple(self.active)
-        moving = self._cache.get(key)
-        if moving is None:
-            moving = self._cache[key] = self._fill()
-        rem = self.rem
-        self._moving = [(rem[f] / r, f, r) for f, r in moving]
+    def _cluster(self) -> list[int]:
+        """The active flows connected (through shared links) to a touched flow."""
+        seen_links: set[int] = set()
+        members: set[int] = set()
+        stack = list(self.touched)
+        self.touched = set()
+        while stack:
+            f = stack.pop()
+            if self.active[f]:
+                members.add(f)
+            for e in self.paths[f]:
+                if e not in seen_links:
+                    seen_links.add(e)
+                    stack.extend(g for g in self.on_link[e] if g not in members)
+        return sorted(members)
 
-    def _fill(self) -> list[tuple[int, float]]:
-        """Progressive filling; returns ``(flow, rate)`` of the active flows with rate > 0."""
-        links, level, fcap = self.links, self.level, self.fcap
-        rate: dict[int, float] = {}
-        residual = list(self.cap)
-        n_links = len(residual)
-        for lev in sorted({level[f] for f in self.active}, reverse=True):
-            unfrozen = [f for f in self.active if level[f] == lev]
-            while unfrozen:
-                count = [0] * n_links
-                for f in unfrozen:
-                    for e in links[f]:
-                        count[e] += 1
-                s = min(min((residual[e] / c for e, c in enumerate(count) if c),
-                            default=math.inf), min(fcap[f] for f in unfrozen))
-                limit = s * (1.0 + _SAT_RTOL)
-                saturated = [c > 0 and residual[e] / c <= limit for e, c in enumerate(count)]
-                keep = []
-                taken = [0] * n_links
-                for f in unfrozen:
-                    path = links[f]
-                    if fcap[f] <= limit or any(saturated[e] for e in path):
-                        rate[f] = s
-                        for e in path:
-                            taken[e] += 1
-                    else:
-                        keep.append(f)
-                for e, k in enumerate(taken):
-                    if k:
-                        residual[e] = 0.0 if saturated[e] else max(0.0, residual[e] - k * s)
-                unfrozen = keep
-        return [(f, rate[f]) for f in self.active if rate[f] > 0]
+    def _fill(self, members: list[int]) -> list[float]:
+        key = tuple(members)
+        rates = self._cache.get(key)
+        if rates is None:
+            local: dict[int, int] = {}
+            paths = [tuple(local.setdefault(e, len(local)) for e in self.paths[f])
+                     for f in members]
+            cap = [0.0] * len(local)
+            for e, k in local.items():
+                cap[k] = self.cap[e]
+            kernel = self.kernel or ("list" if len(members) <= LIST_MAX_FLOWS else "array")
+            fill = fill_list if kernel == "list" else fill_array
+            rates = fill(cap, paths, [self.fcap[f] for f in members],
+                         [self.level[f] for f in members])
+            if len(self._cache) >= _CACHE_MAX:
+                self._cache.clear()
+            self._cache[key] = rates
+        return rates
 
-    def time_to_finish(self) -> float:
-        """Seconds until the next active flow finishes at the current rates (inf if none)."""
-        return min((m[0] for m in self._moving), default=math.inf)
+    def _settle(self, f: int, t: float) -> None:
+        """Bring flow f's remaining and sent bits up to time t at its current rate."""
+        r = self.rate[f]
+        if r > 0:
+            dt = t - self.t0[f]
+            self.rem[f] -= r * dt
+            inside = min(t, self.b) - max(self.t0[f], self.a)
+            if inside > 0:
+                self.sent_bits[self.fjob[f]] += r * inside
+        self.t0[f] = t
 
-    def advance(self, dt: float, dt_in_window: float, eps: float) -> list[int]:
-        """Move ``dt`` seconds on; return the job of every flow that finished."""
-        rem, fjob = self.rem, self.fjob
-        if dt_in_window > 0:
-            for _, f, r in self._moving:
-                self.sent_bits[fjob[f]] += r * dt_in_window
-        finished = []
-        still = []
-        for ttf, f, r in self._moving:
-            rem[f] -= r * dt
-            if ttf <= dt + eps:
-                rem[f] = 0.0
-                finished.append(f)
-            else:
-                still.append((rem[f] / r, f, r))
-        if finished:
-            done = set(finished)
-            self.active = [f for f in self.active if f not in done]
-        self._moving = still
-        return [fjob[f] for f in finished]
+    def allocate(self, t: float) -> None:
+        """Refill the clusters of the flows released or finished since the last call."""
+        members = self._cluster()
+        if not members:
+            return
+        for f, r in zip(members, self._fill(members)):
+            if r == self.rate[f]:
+                continue      # same rate: same trajectory, keep its finish time
+            self._settle(f, t)
+            self.rate[f] = r
+            self.version[f] += 1
+            if r > 0:
+                heapq.heappush(self.heap, (t + self.rem[f] / r, self.version[f], f))
 
+    def next_finish(self) -> float:
+        """Absolute time of the next flow finish at the current rates (inf if none)."""
+        heap = self.heap
+        while heap and heap[0][1] != self.version[heap[0][2]]:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else math.inf
 
-class ArrayFlows:
-    """Active flows in numpy arrays; same interface and arithmetic as :class:`ListFlows`."""
+    def advance(self, t: float, eps: float) -> list[int]:
+        """Finish every flow due by ``t`` (within ``eps``); return the job of each."""
+        heap, finished = self.heap, []
+        while heap and heap[0][0] <= t + eps:
+            _, version, f = heapq.heappop(heap)
+            if version != self.version[f]:
+                continue
+            self._settle(f, t)
+            self.rem[f], self.rate[f], self.active[f] = 0.0, 0.0, False
+            self.version[f] += 1
+            for e in self.paths[f]:
+                self.on_link[e].discard(f)
+            self.touched.add(f)
+            finished.append(self.fjob[f])
+        return finished
 
-    def __init__(self, cap_bps, bits, flow_job, flow_links, flow_cap_bps, job_level):
-        self.cap = np.asarray(cap_bps, dtype=float)
-        self.fcap = np.asarray(flow_cap_bps, dtype=float)
-        self.bits = np.asarray(bits, dtype=float)
-        self.fjob = np.asarray(flow_job, dtype=np.int64)
-        F, n_jobs = len(self.bits), len(job_level)
-        self.pflow = np.array([f for f, p in enumerate(flow_links) for _ in p], dtype=np.int64)
-        self.plink = np.array([e for p in flow_links for e in p], dtype=np.int64)
-        level = np.asarray(job_level, dtype=np.int64)[self.fjob] if F else np.zeros(0, np.int64)
-        self.level_masks = [level == lev for lev in np.unique(level)[::-1]]
-        starts = np.concatenate([[0], np.cumsum(np.bincount(self.fjob, minlength=n_jobs))])
-        self.job_slice = [slice(int(starts[j]), int(starts[j + 1])) for j in range(n_jobs)]
-        self.rem = np.zeros(F)
-        self.rate = np.zeros(F)
-        self.active = np.zeros(F, dtype=bool)
-        self.sent_bits = np.zeros(n_jobs)
-        self._idx = np.zeros(0, dtype=np.int64)
-        self._ttf = np.zeros(0)
-        self._cache: dict[bytes, np.ndarray] = {}
-
-    def release(self, job: int) -> bool:
-        sl = self.job_slice[job]
-        self.rem[sl] = self.bits[sl]
-        self.active[sl] = True
-        return sl.stop > sl.start
-
-    def allocate(self) -> None:
-        key = self.active.tobytes()
-        rate = self._cache.get(key)
-        if rate is None:
-            rate = self._cache[key] = self._fill()
-        self.rate = rate
-        self._idx = np.flatnonzero(self.active & (rate > 0))
-        self._ttf = self.rem[self._idx] / rate[self._idx]
-
-    def _fill(self) -> np.ndarray:
-        rate = np.zeros(len(self.bits))
-        residual = self.cap.copy()
-        pflow, plink, L = self.pflow, self.plink, len(self.cap)
-        for at_level in self.level_masks:  # highest level first
-            unfrozen = self.active & at_level
-            while unfrozen.any():
-                on = unfrozen[pflow]
-                count = np.bincount(plink[on], minlength=L)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    share = np.where(count > 0, residual / count, np.inf)
-                s = min(float(share.min()) if L else math.inf,
-                        float(self.fcap[unfrozen].min()))
-                limit = s * (1.0 + _SAT_RTOL)
-                saturated = share <= limit
-                freeze = unfrozen & (self.fcap <= limit)
-                freeze[pflow[on & saturated[plink]]] = True
-                rate[freeze] = s
-                residual = np.maximum(0.0, residual - np.bincount(plink[freeze[pflow]],
-                                                                  minlength=L) * s)
-                residual[saturated] = 0.0
-                unfrozen &= ~freeze
-        return rate
-
-    def time_to_finish(self) -> float:
-        return float(self._ttf.min()) if len(self._ttf) else math.inf
-
-    def advance(self, dt: float, dt_in_window: float, eps: float) -> list[int]:
-        idx, rate = self._idx, self.rate
-        if not len(idx):
-            return []
-        if dt_in_window > 0:
-            self.sent_bits += np.bincount(self.fjob[idx], weights=rate[idx],
-                                          minlength=len(self.sent_bits)) * dt_in_window
-        self.rem[idx] -= rate[idx] * dt
-        done = self._ttf <= dt + eps
-        finished = idx[done]
-        self.rem[finished] = 0.0
-        self.active[finished] = False
-        self._idx = idx[~done]
-        self._ttf = self.rem[self._idx] / rate[self._idx]
-        return self.fjob[finished].tolist()
-
-
-def flow_state(cap_bps, bits, flow_job, flow_links, flow_cap_bps, job_level, *, backend=None):
-    """The back end for a component of this size (see :data:`LIST_MAX_FLOWS`), or the
-    one named by ``backend`` (``"list"`` or ``"array"``)."""
-    if backend is None:
-        backend = "list" if len(bits) <= LIST_MAX_FLOWS else "array"
-    cls = {"list": ListFlows, "array": ArrayFlows}[backend]
-    return cls(cap_bps, bits, flow_job, flow_links, flow_cap_bps, job_level)
+    def close(self) -> None:
+        """Count the bits the still-moving flows send until the window ends."""
+        for f, active in enumerate(self.active):
+            if active:
+                self._settle(f, self.b)

@@ -95,7 +95,7 @@ class ProblemKind:
         ``check(instance, solution) -> CheckResult``; raises ``InvalidSolution`` when the
         solution names things the instance does not have.
     evaluate : callable
-        ``evaluate(instance, solution) -> float``: the objective of DESIGN.md §5.
+        ``evaluate(instance, solution) -> float``: the objective of docs/formats.rst.
     generate : callable or None
         ``generate(seed=0, **sizes) -> instance``: a seeded generator of realistic instances.
     bound : callable or None
@@ -148,12 +148,13 @@ def kinds() -> list[str]:
 def get_kind(name: str) -> ProblemKind:
     """The kind called ``name``; an unknown name raises ``InvalidInstance``."""
     from ..errors import InvalidInstance
+    from ._validate import shown
 
     try:
         return _KINDS[name]
     except (KeyError, TypeError):
         raise InvalidInstance(
-            f"problem = {name!r}: unknown problem kind (known: {', '.join(kinds())})"
+            f"problem = {shown(name)}: unknown problem kind (known: {', '.join(kinds())})"
         ) from None
 
 

@@ -1,13 +1,14 @@
 """Field validation shared by every problem kind.
 
 Each helper checks one value and raises :class:`~fabricopt.errors.InvalidInstance`
-(or the error class passed in) with the one-line message format of DESIGN.md §3:
+(or the error class passed in) with the one-line message format of docs/errors.rst:
 ``<field> = <value>: <rule>``.
 """
 
 from __future__ import annotations
 
 import math
+import reprlib
 from numbers import Integral, Real
 from typing import Any, Mapping
 
@@ -16,6 +17,9 @@ import numpy as np
 from ..errors import InvalidInstance
 
 __all__ = [
+    "MIN_MAGNITUDE",
+    "MAX_SHOWN_CHARS",
+    "shown",
     "fail",
     "reject_unknown_keys",
     "require",
@@ -29,9 +33,63 @@ __all__ = [
 ]
 
 
+#: Smallest non-zero magnitude of a number: below it, products such as
+#: ``share * 2*(g-1)/g * bytes`` underflow to 0, and a method and ``check`` could
+#: disagree on whether a pair has traffic at all.
+MIN_MAGNITUDE = 1e-300
+
+#: Longest echo of a value (and of a field name) in an error message; the rest is cut
+#: and its length given, so that one bad value can never flood a terminal.
+MAX_SHOWN_CHARS = 60
+_MAX_FIELD_CHARS = 2 * MAX_SHOWN_CHARS
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxtuple, _REPR.maxdict = 3, 6, 6, 4
+_REPR.maxstring = _REPR.maxother = MAX_SHOWN_CHARS
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to :data:`MAX_SHOWN_CHARS` characters, with "…" and the length.
+
+    Examples
+    --------
+    >>> shown(2.5)
+    '2.5'
+    >>> shown("x" * 1000)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… (1000 characters)"
+    >>> shown(10 ** 100), shown(10 ** 5000)
+    ('<an integer of 101 digits>', '<an integer of ~5001 digits>')
+    """
+    if isinstance(value, str) and len(value) > MAX_SHOWN_CHARS:
+        return repr(value[:MAX_SHOWN_CHARS])[:-1] + f"… ({len(value)} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"<an integer of {_digits(value)} digits>"
+    try:
+        text = _REPR.repr(value)
+    except (ValueError, RecursionError):
+        text = f"<{type(value).__name__}>"
+    container = isinstance(value, (list, tuple, dict))
+    if len(text) > MAX_SHOWN_CHARS:
+        size = f"{len(value)} entries" if container else f"{len(text)} characters"
+        return text[:MAX_SHOWN_CHARS] + f"… ({size})"
+    if container and len(value) > _REPR.maxlist:  # reprlib already cut it
+        return f"{text} ({len(value)} entries)"
+    return text
+
+
+def _digits(n: int) -> str:
+    try:
+        return str(len(str(abs(n))))
+    except ValueError:  # past Python's int-to-str limit: estimate from the bits
+        return f"~{int(n.bit_length() * math.log10(2)) + 1}"
+
+
 def fail(field: str, value: Any, rule: str, error: type[Exception] = InvalidInstance):
-    """Raise ``error`` with the message ``"<field> = <value!r>: <rule>"``."""
-    raise error(f"{field} = {value!r}: {rule}")
+    """Raise ``error`` with the message ``"<field> = <value>: <rule>"``, the value shown
+    by :func:`shown` (and an overlong field name cut likewise)."""
+    if len(field) > _MAX_FIELD_CHARS:
+        field = field[:_MAX_FIELD_CHARS] + "…"
+    raise error(f"{field} = {shown(value)}: {rule}")
 
 
 def require(data: Mapping[str, Any], name: str, error: type[Exception] = InvalidInstance,
@@ -49,10 +107,13 @@ def require(data: Mapping[str, Any], name: str, error: type[Exception] = Invalid
 def reject_unknown_keys(data: Mapping[str, Any], allowed, where: str = "",
                         error: type[Exception] = InvalidInstance) -> None:
     """Reject keys outside ``allowed``: a typo must not be silently ignored."""
-    extra = sorted(set(data) - set(allowed))
+    extra = sorted((key for key in data if key not in allowed), key=str)
     if extra:
         prefix = f"{where}." if where else ""
-        raise error(f"{prefix}{extra[0]}: unknown field (allowed: {', '.join(sorted(allowed))})")
+        name = extra[0] if isinstance(extra[0], str) else shown(extra[0])
+        if len(name) > MAX_SHOWN_CHARS:
+            name = shown(name)
+        raise error(f"{prefix}{name}: unknown field (allowed: {', '.join(sorted(allowed))})")
 
 
 def as_int(field: str, value: Any, *, minimum: int | None = None,
@@ -78,6 +139,9 @@ def as_float(field: str, value: Any, *, minimum: float | None = None,
         fail(field, value, "must be finite", error)
     if not math.isfinite(value):
         fail(field, value, "must be finite", error)
+    if 0 < abs(value) < MIN_MAGNITUDE:
+        fail(field, value, f"too small: a non-zero value must be at least {MIN_MAGNITUDE:g} "
+                           f"in magnitude (smaller ones vanish in derived quantities)", error)
     if positive and value <= 0:
         fail(field, value, "must be > 0", error)
     return _within(field, value, minimum, maximum, error, spec="g")
@@ -94,11 +158,22 @@ def _within(field: str, value, minimum, maximum, error: type[Exception], spec: s
 
 def as_list(field: str, value: Any, *, length: int | None = None,
             error: type[Exception] = InvalidInstance) -> list:
-    """A JSON array (list or tuple), optionally of a given length."""
+    """A JSON array (list, tuple or NumPy array), optionally of a given length.
+
+    A NumPy array becomes nested lists of Python scalars, so an ``np.zeros((n, n))``
+    (or a list of 1-D arrays) is accepted wherever a matrix is.
+
+    Examples
+    --------
+    >>> as_list("traffic_bytes", np.zeros((2, 2)))
+    [[0.0, 0.0], [0.0, 0.0]]
+    """
+    if isinstance(value, np.ndarray):
+        value = value.tolist() if value.ndim else value.item()
     if not isinstance(value, (list, tuple)):
         fail(field, value, "must be a list", error)
     if length is not None and len(value) != length:
-        raise error(f"{field}: has {len(value)} entries, expected {length}")
+        raise error(f"{field}: has {len(value)} entries, expected {shown(length)}")
     return list(value)
 
 
@@ -143,6 +218,8 @@ def _fast_matrix(rows: list, size: int, zero_diagonal: bool):
     except (ValueError, OverflowError):
         return None
     if not np.isfinite(a).all() or (a < 0).any() or (zero_diagonal and np.diag(a).any()):
+        return None
+    if ((a > 0) & (a < MIN_MAGNITUDE)).any():
         return None
     return tuple(map(tuple, a.tolist()))
 

@@ -1,4 +1,4 @@
-"""``circuits`` — SiP-OCS circuit assignment (DESIGN.md §5.2).
+"""``circuits`` — SiP-OCS circuit assignment (docs/formats.rst, circuits).
 
 Q optical circuit switches each connect the N GPUs by one partial permutation;
 ``c_ij`` circuits from GPU i to GPU j give that pair ``c_ij * circuit_gbps``. The
@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._transfer import max_transfer_time, unserved_pair
+from .limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_SWITCHES, check_traffic
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -39,7 +40,8 @@ class CircuitsInstance:
     Parameters
     ----------
     switches : int
-        Q, the number of optical circuit switches (>= 1); each GPU has one port on each.
+        Q, the number of optical circuit switches, 1 to ``MAX_SWITCHES`` (1,024, see
+        :mod:`fabricopt.problems.limits`); each GPU has one port on each.
     circuit_gbps : float
         Bandwidth of one circuit in 10^9 bit/s (> 0).
     traffic_bytes : sequence of sequences of float
@@ -58,12 +60,14 @@ class CircuitsInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "switches", as_int("switches", self.switches, minimum=1))
+        set_(self, "switches", as_int("switches", self.switches, minimum=1, maximum=MAX_SWITCHES))
         set_(self, "circuit_gbps", as_float("circuit_gbps", self.circuit_gbps, positive=True))
         rows = as_list("traffic_bytes", self.traffic_bytes)
         if len(rows) < 1:
             fail("traffic_bytes", self.traffic_bytes, "must have at least one row")
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", rows, len(rows)))
+        # every transfer time, and the port-load bound, stays finite (limits.py)
+        check_traffic("traffic_bytes", self.traffic, "circuit_gbps", self.circuit_gbps)
 
     @property
     def gpus(self) -> int:
@@ -103,7 +107,8 @@ class CircuitsSolution:
         for q, row in enumerate(configs):
             row = as_list(f"configs[{q}]", row, error=InvalidSolution)
             out.append(tuple(None if j is None else
-                             as_int(f"configs[{q}][{i}]", j, minimum=0, error=InvalidSolution)
+                             as_int(f"configs[{q}][{i}]", j, minimum=0, maximum=MAX_INDEX,
+                                    error=InvalidSolution)
                              for i, j in enumerate(row)))
         object.__setattr__(self, "configs", tuple(out))
 
@@ -237,8 +242,8 @@ def generate(seed: int = 0, gpus: int = 16, switches: int = 4, peers: int | None
     >>> [sum(t > 0 for t in row) for row in inst.traffic_bytes]  # peers = switches // 2
     [1, 1, 1, 1]
     """
-    gpus = as_int("gpus", gpus, minimum=2)
-    switches = as_int("switches", switches, minimum=1)
+    gpus = as_int("gpus", gpus, minimum=2, maximum=MAX_GENERATED_SIDE)
+    switches = as_int("switches", switches, minimum=1, maximum=MAX_SWITCHES)
     peers = max(1, switches // 2) if peers is None else as_int("peers", peers, minimum=1, maximum=switches)
     skew = as_float("skew", skew, positive=True)
     rng = np.random.default_rng(seed)

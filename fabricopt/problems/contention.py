@@ -1,4 +1,4 @@
-"""The fluid contention simulator that scores the ``crux`` kind (DESIGN.md §5.6).
+"""The fluid contention simulator that scores the ``crux`` kind (docs/formats.rst, crux).
 
 Jobs share links. Every job repeats iterations: it computes ``compute_s`` on its own
 GPUs (never slowed by the network); its flows become eligible after
@@ -25,15 +25,22 @@ References
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from ._flowstate import flow_state
+from ..errors import InvalidInstance
+from ._flowstate import FlowState
 
-__all__ = ["SimJob", "SimResult", "simulate", "link_components", "utilization"]
+__all__ = ["SimJob", "SimResult", "simulate", "link_components", "utilization",
+           "MAX_EVENTS", "require_bounded_work"]
+
+#: Most events one simulation may take (our limit, about half a minute on one core):
+#: instances that would need more are rejected before any work, never run unbounded.
+MAX_EVENTS = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -129,9 +136,56 @@ def link_components(jobs: Sequence[SimJob]) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: g[0])
 
 
+def require_bounded_work(horizon_s: float, iteration_s: Sequence[float],
+                         flows: Sequence[int], names: Sequence[str]) -> None:
+    """Raise ``InvalidInstance`` if simulating ``[0, horizon_s)`` could exceed :data:`MAX_EVENTS`.
+
+    Job j starts at most ``horizon_s / iteration_s[j] + 1`` iterations, each at most
+    ``2 + flows[j]`` events (eligibility, compute end, one per flow finish), for any
+    paths, levels and contention, as long as ``iteration_s[j]`` is a lower bound on
+    every iteration of j.
+
+    Parameters
+    ----------
+    horizon_s : float
+        Warm-up plus window.
+    iteration_s : sequence of float
+        A lower bound on each job's iteration (> 0).
+    flows : sequence of int
+        Flows per job.
+    names : sequence of str
+        How the message names each job.
+
+    Raises
+    ------
+    InvalidInstance
+        Naming the ratio ``(warmup_s + window_s) / iteration`` of the job that weighs most.
+
+    Examples
+    --------
+    >>> require_bounded_work(60.0, [1.0, 2.0], [1, 3], ["a", "b"])
+    >>> require_bounded_work(1e9, [1.0, 2.0], [1, 3], ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: (warmup_s + window_s) / iteration of job 'a' = 1e+09: simulating it takes up to 5.5e+09 events, over the limit of 2e+06 (shorten the window or lengthen the fastest iterations)
+    """
+    with np.errstate(over="ignore", divide="ignore"):
+        ratio = np.float64(horizon_s) / np.asarray(iteration_s, dtype=float)
+        events = (ratio + 1) * (2 + np.asarray(flows, dtype=float))
+    total = float(events.sum()) if len(events) else 0.0
+    if not total <= MAX_EVENTS:
+        worst = int(np.nanargmax(events)) if np.isfinite(events).any() else 0
+        raise InvalidInstance(
+            f"(warmup_s + window_s) / iteration of job {names[worst]!r} = "
+            f"{float(ratio[worst]):.3g}: simulating it takes up to {total:.2g} events, over "
+            f"the limit of {MAX_EVENTS:.0e} (shorten the window or lengthen the fastest "
+            f"iterations)")
+
+
 def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: float,
              window_s: float, *, jitter: float = 0.0, seed: int = 0,
-             trace: bool = False, backend: str | None = None) -> SimResult:
+             trace: bool = False, backend: str | None = None,
+             names: Sequence[str] | None = None) -> SimResult:
     """Run the fluid simulation from a simultaneous start at t = 0.
 
     Parameters
@@ -149,18 +203,27 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
         Seed of the jitter (job ``j`` draws from its own stream ``(seed, j)``).
     trace : bool
         Also return every iteration end time.
+    names : sequence of str, optional
+        How an error names each job (default ``#0``, ``#1``, ...).
     backend : {None, "list", "array"}
-        Force a flow-state back end (:mod:`fabricopt.problems._flowstate`); None picks
-        by component size. Both give the same rates.
+        Force a fill kernel (:mod:`fabricopt.problems._flowstate`); None picks by the
+        size of each cluster of active flows. Both give the same rates.
 
     Returns
     -------
     SimResult
 
+    Raises
+    ------
+    InvalidInstance
+        If the span could take more than :data:`MAX_EVENTS` events
+        (:func:`require_bounded_work`): the work is bounded before it starts.
+
     Notes
     -----
     Cost is linear in the number of events (about 2 + flows per job iteration) times
-    the cost of one max-min water-filling over the component's active flows.
+    the cost of refilling the clusters of active flows an event touches (a cache hit
+    when the cluster was seen before).
 
     Examples
     --------
@@ -178,6 +241,10 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     if not window_s > 0 or not warmup_s >= 0:
         raise ValueError(f"window_s = {window_s!r}, warmup_s = {warmup_s!r}: need window > 0 "
                          f"and warm-up >= 0")
+    require_bounded_work(warmup_s + window_s, [_fastest_iteration_s(link_gbps, job, jitter)
+                                               for job in jobs],
+                         [len(job.flows) for job in jobs],
+                         names or [f"#{j}" for j in range(len(jobs))])
     n = len(jobs)
     compute = np.zeros(n)
     sent = np.zeros(n)
@@ -192,6 +259,15 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
         for k, j in enumerate(group):
             ends[j] = part[3][k] if trace else ()
     return SimResult(window_s, compute, sent, iterations, tuple(ends) if trace else None)
+
+
+def _fastest_iteration_s(link_gbps, job: SimJob, jitter: float) -> float:
+    """A lower bound on every iteration of ``job``: its compute, or the overlap plus its
+    slowest flow alone on its path, with the shortest compute the jitter allows."""
+    compute = float(job.compute_s) * max(0.0, 1.0 - abs(float(jitter)))
+    alone = max((8.0 * float(nbytes) / (min(float(link_gbps[e]) for e in links) * 1e9)
+                 for nbytes, links in job.flows if links), default=0.0)
+    return max(compute, float(job.overlap) * compute + alone)
 
 
 def _shared_links(link_gbps, paths):
@@ -239,8 +315,8 @@ class _Component:
                 fbits.append(8.0 * float(nbytes))
                 paths.append(links)
         cap, flinks, fcap = _shared_links(link_gbps, paths)
-        self.flows = flow_state(cap, fbits, fjob, flinks, fcap, [int(job.level) for job in jobs],
-                                backend=backend)
+        self.flows = FlowState(cap, fbits, fjob, flinks, fcap, [int(job.level) for job in jobs],
+                               (a, b), backend)
         self.C = [float(job.compute_s) for job in jobs]
         self.o = [float(job.overlap) for job in jobs]
         self.nflows = [len(job.flows) for job in jobs]
@@ -264,6 +340,9 @@ class _Component:
         elig = [0.0] * J
         released = [False] * J
         left = [0] * J
+        # Each job waits on one timer (eligibility or compute end) or on its flows.
+        timers: list[tuple[float, int]] = []
+        dirty = False
 
         def start(j: int, t: float) -> None:
             c = self._compute_time(j)
@@ -273,45 +352,51 @@ class _Component:
             left[j] = self.nflows[j]
             compute_in[j] += max(0.0, min(t + c, b) - max(t, a))
 
+        def settle(j: int, t: float) -> None:
+            """Whatever job j does at time t, up to its next timer or its flows."""
+            nonlocal dirty
+            limit = t + eps
+            while True:
+                if not released[j]:
+                    if elig[j] > limit:
+                        heapq.heappush(timers, (elig[j], j))
+                        return
+                    released[j] = True
+                    dirty = flows.release(j, t) or dirty
+                if left[j]:
+                    return
+                if comp_end[j] > limit:
+                    heapq.heappush(timers, (comp_end[j], j))
+                    return
+                if a <= t < b:
+                    done_iters[j] += 1
+                if ends is not None:
+                    ends[j].append(t)
+                start(j, t)
+
         for j in range(J):
             start(j, 0.0)
+        due = set(range(J))
         t = 0.0
-        dirty = False
         inf = math.inf
         while True:
-            # Settle what happens at time t, job by job (jobs interact only through the
-            # flows' rates), and note each job's next timer: eligibility or compute end.
-            timer = inf
-            limit = t + eps
-            for j in range(J):
-                while True:
-                    if not released[j]:
-                        if elig[j] > limit:
-                            timer = min(timer, elig[j])
-                            break
-                        released[j] = True
-                        dirty = flows.release(j) or dirty
-                    if left[j]:
-                        break
-                    if comp_end[j] > limit:
-                        timer = min(timer, comp_end[j])
-                        break
-                    if a <= t < b:
-                        done_iters[j] += 1
-                    if ends is not None:
-                        ends[j].append(t)
-                    start(j, t)
+            for j in sorted(due):
+                settle(j, t)
             if dirty:
-                flows.allocate()
+                flows.allocate(t)
                 dirty = False
-            t_next = min(timer, t + flows.time_to_finish())
-            in_window = max(0.0, min(t_next, b) - max(t, a))
+            t_next = min(timers[0][0] if timers else inf, flows.next_finish())
             if t_next >= b:
-                flows.advance(0.0, in_window, eps)
+                flows.close()
                 break
-            for j in flows.advance(t_next - t, in_window, eps):
+            due = set()
+            for j in flows.advance(t_next, eps):
                 left[j] -= 1
                 dirty = True
+                if not left[j]:
+                    due.add(j)
+            while timers and timers[0][0] <= t_next + eps:
+                due.add(heapq.heappop(timers)[1])
             t = t_next
         return (np.array(compute_in), np.asarray(flows.sent_bits, dtype=float) / 8.0,
                 np.array(done_iters, dtype=np.int64),

@@ -1,4 +1,4 @@
-"""``crux`` — Crux end to end: paths, priorities, levels (DESIGN.md §5.6).
+"""``crux`` — Crux end to end: paths, priorities, levels (docs/formats.rst, crux).
 
 Training jobs share a cluster's links. A solution picks one candidate path per flow,
 a priority per job and a hardware level per job (0..K-1, higher served first); the
@@ -9,7 +9,7 @@ A solution is feasible when its levels are a valid compression of its priorities
 for every two jobs whose chosen paths share a link and whose priorities differ, the
 higher-priority job is not on a lower level (notes/crux.md §3.1). Jobs of *equal*
 priority may sit on any levels: the simulator reads only paths and levels, and a tie
-orders nothing (DESIGN.md §9). Any level assignment is feasible with
+orders nothing (docs/formats.rst, crux). Any level assignment is feasible with
 ``priority = level``.
 
 References
@@ -29,17 +29,20 @@ from typing import Any, Mapping
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from .limits import (MAX_INDEX, MAX_JOB_GPUS, MAX_LEVELS, check_magnitude, check_rate,
+                     check_transfer)
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
-                        reject_unknown_keys, require)
+                        reject_unknown_keys, require, shown)
 from .contention import SimJob, simulate, utilization
 from .crux_clos import clos_case
 from .priorities import as_level_map, check_level_map, dag_edges
 
 __all__ = ["CruxFlow", "CruxJob", "CruxInstance", "CruxSolution", "check", "evaluate",
            "contending_pairs", "sim_jobs", "utilization_bound", "generate",
-           "WARMUP_ITERATIONS", "WINDOW_ITERATIONS"]
+           "WARMUP_ITERATIONS", "WINDOW_ITERATIONS", "MAX_SIMULATED_ITERATIONS",
+           "check_simulation_span"]
 
-#: Default warm-up and window, in longest standalone iterations (DESIGN.md §5.6).
+#: Default warm-up and window, in longest standalone iterations (docs/formats.rst, crux).
 WARMUP_ITERATIONS = 10
 WINDOW_ITERATIONS = 50
 
@@ -105,7 +108,8 @@ def _job(where: str, data: Any, links: Mapping[str, float]) -> CruxJob:
     flows = as_list(f"{where}.flows", require(data, "flows", where=where))
     return CruxJob(
         as_id(f"{where}.id", require(data, "id", where=where)),
-        as_int(f"{where}.gpus", require(data, "gpus", where=where), minimum=1),
+        as_int(f"{where}.gpus", require(data, "gpus", where=where), minimum=1,
+               maximum=MAX_JOB_GPUS),
         as_float(f"{where}.compute_s", require(data, "compute_s", where=where), positive=True),
         as_float(f"{where}.overlap", require(data, "overlap", where=where),
                  minimum=0.0, maximum=1.0),
@@ -119,7 +123,8 @@ class CruxInstance:
     Parameters
     ----------
     levels : int
-        K, the hardware priority levels (>= 1).
+        K, the hardware priority levels, 1 to ``MAX_LEVELS`` (1,024, see
+        :mod:`fabricopt.problems.limits`).
     links : mapping of str to float
         Link name -> capacity in Gbps (> 0). A full-duplex cable is two links.
     jobs : sequence of CruxJob or mapping
@@ -147,7 +152,7 @@ class CruxInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "levels", as_int("levels", self.levels, minimum=1))
+        set_(self, "levels", as_int("levels", self.levels, minimum=1, maximum=MAX_LEVELS))
         if not isinstance(self.links, Mapping):
             fail("links", self.links, "must be an object mapping link names to Gbps")
         links = {}
@@ -169,6 +174,35 @@ class CruxInstance:
             set_(self, "warmup_s", as_float("warmup_s", self.warmup_s, minimum=0.0))
         if self.window_s is not None:
             set_(self, "window_s", as_float("window_s", self.window_s, positive=True))
+        self._check_magnitudes()
+        check_simulation_span(self)
+
+    def _check_magnitudes(self) -> None:
+        """Every time stays finite: link rates, each flow's transfer alone, and the
+        GPU-seconds of the measured window (``sum gpus * (warmup + window)``)."""
+        for name, gbps in self.links.items():
+            check_rate(f"links[{name!r}]", gbps)
+        for k, job in enumerate(self.jobs):
+            for f, flow in enumerate(job.flows):
+                best = max(flow.paths, key=lambda path: min(self.links[e] for e in path))
+                link = min(best, key=self.links.__getitem__)
+                check_transfer(f"jobs[{k}].flows[{f}].bytes", flow.bytes, flow.bytes,
+                               f"links[{link!r}]", self.links[link])
+        span = self.warmup + self.window
+        gpus = sum(job.gpus for job in self.jobs)
+        if self.window_s is not None or self.warmup_s is not None:
+            field = "window_s" if (self.window_s or 0.0) >= (self.warmup_s or 0.0) else "warmup_s"
+            value = getattr(self, field)
+        else:  # the defaults follow the longest standalone iteration
+            k = max(range(len(self.jobs)), key=self.standalone_iteration_s.__getitem__)
+            field, value = f"jobs[{k}].compute_s", self.jobs[k].compute_s
+            longest = max((f for f in range(len(self.jobs[k].flows))),
+                          key=lambda f: self.fastest_transfer_s(self.jobs[k].flows[f]),
+                          default=None)
+            if longest is not None and self.standalone_iteration_s[k] > value:
+                field = f"jobs[{k}].flows[{longest}].bytes"
+                value = self.jobs[k].flows[longest].bytes
+        check_magnitude(field, value, "the GPU-seconds of warmup + window", span * gpus)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -237,7 +271,8 @@ class CruxSolution:
         for job, idx in self.path.items():
             as_id("path key", job, InvalidSolution)
             idx = as_list(f"path[{job!r}]", idx, error=InvalidSolution)
-            paths[job] = tuple(as_int(f"path[{job!r}][{f}]", i, minimum=0, error=InvalidSolution)
+            paths[job] = tuple(as_int(f"path[{job!r}][{f}]", i, minimum=0, maximum=MAX_INDEX,
+                   error=InvalidSolution)
                                for f, i in enumerate(idx))
         set_(self, "path", MappingProxyType(paths))
         prio = {}
@@ -259,6 +294,42 @@ class CruxSolution:
                    require(data, "level", InvalidSolution))
 
 
+#: Most standalone iterations of one job that the simulated span (warm-up plus window)
+#: may hold: the fluid simulation's work grows with it (issue 13 item 7). The default
+#: span is 60 of the longest job's iterations, so this lets the shortest job be ~166x
+#: shorter than the longest; real mixes (generate) stay below 25x.
+MAX_SIMULATED_ITERATIONS = 10_000
+
+
+def check_simulation_span(instance: CruxInstance) -> None:
+    """Reject an instance whose simulation would run more than
+    :data:`MAX_SIMULATED_ITERATIONS` iterations of some job, naming that job's
+    ``compute_s`` and the ratio ``(warmup + window) / standalone iteration``.
+
+    Raises
+    ------
+    InvalidInstance
+
+    Examples
+    --------
+    >>> job = lambda name, c: {"id": name, "gpus": 1, "compute_s": c, "overlap": 1.0,
+    ...                        "flows": [{"bytes": 1e6, "paths": [["l"]]}]}
+    >>> CruxInstance(1, {"l": 100.0}, [job("big", 10.0), job("tiny", 1e-4)])
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: jobs[1].compute_s = 0.0001: the ratio (warmup + window) / standalone iteration = 600 s / 0.00018 s = 3.33e+06 exceeds 10,000 iterations to simulate; shorten window_s and warmup_s or make the jobs' iterations closer
+    """
+    span = instance.warmup + instance.window
+    for k, (job, t) in enumerate(zip(instance.jobs, instance.standalone_iteration_s)):
+        ratio = span / t if t > 0 else math.inf
+        if ratio > MAX_SIMULATED_ITERATIONS:
+            fail(f"jobs[{k}].compute_s", job.compute_s,
+                 f"the ratio (warmup + window) / standalone iteration = {span:.3g} s / "
+                 f"{t:.3g} s = {ratio:.3g} exceeds {MAX_SIMULATED_ITERATIONS:,} iterations "
+                 f"to simulate; shorten window_s and warmup_s or make the jobs' iterations "
+                 f"closer")
+
+
 def _validate_shape(instance: CruxInstance, solution: CruxSolution) -> None:
     ids = instance.ids
     known = set(ids)
@@ -268,7 +339,7 @@ def _validate_shape(instance: CruxInstance, solution: CruxSolution) -> None:
                 fail(f"{name}[{job!r}]", mapping[job], "unknown job", InvalidSolution)
         for job in ids:
             if job not in mapping:
-                raise InvalidSolution(f"{name}: job {job!r} is missing")
+                raise InvalidSolution(f"{name}: job {shown(job)} is missing")
     check_level_map(ids, instance.levels, solution.level)
     for job in instance.jobs:
         chosen = solution.path[job.id]
@@ -360,7 +431,7 @@ def sim_jobs(instance: CruxInstance, path: Mapping[str, tuple],
 
 
 def evaluate(instance: CruxInstance, solution: CruxSolution) -> float:
-    """GPU utilization in [0, 1] measured by the fluid simulator (DESIGN.md §5.6).
+    """GPU utilization in [0, 1] measured by the fluid simulator (docs/formats.rst, crux).
 
     Examples
     --------
@@ -377,7 +448,8 @@ def evaluate(instance: CruxInstance, solution: CruxSolution) -> float:
     """
     _validate_shape(instance, solution)
     jobs = sim_jobs(instance, solution.path, solution.level)
-    result = simulate(instance.links, jobs, instance.warmup, instance.window)
+    result = simulate(instance.links, jobs, instance.warmup, instance.window,
+                      names=instance.ids)
     return utilization(result, [job.gpus for job in instance.jobs])
 
 

@@ -20,7 +20,7 @@ from typing import Any, Mapping
 import networkx as nx
 
 from ..errors import InvalidInstance
-from ._validate import as_float, as_id, as_list, reject_unknown_keys, require
+from ._validate import as_float, as_id, as_list, fail, reject_unknown_keys, require, shown
 
 __all__ = ["Op", "Edge", "OpGraph"]
 
@@ -74,10 +74,10 @@ class OpGraph:
                 reject_unknown_keys(op, ("id", "compute_s", "params_bytes"), f"ops[{k}]")
                 op = Op(require(op, "id"), require(op, "compute_s"), op.get("params_bytes", 0.0))
             elif not isinstance(op, Op):
-                raise InvalidInstance(f"ops[{k}] = {op!r}: must be an object")
+                fail(f"ops[{k}]", op, "must be an object")
             op_id = as_id(f"ops[{k}].id", op.id)
             if op_id in seen:
-                raise InvalidInstance(f"ops[{k}].id = {op_id!r}: repeats an earlier op id")
+                fail(f"ops[{k}].id", op_id, "repeats an earlier op id")
             seen.add(op_id)
             ops.append(Op(op_id, as_float(f"ops[{k}].compute_s", op.compute_s, minimum=0.0),
                           as_float(f"ops[{k}].params_bytes", op.params_bytes, minimum=0.0)))
@@ -87,14 +87,16 @@ class OpGraph:
                 reject_unknown_keys(e, ("src", "dst", "bytes"), f"edges[{k}]")
                 e = Edge(require(e, "src"), require(e, "dst"), require(e, "bytes"))
             elif not isinstance(e, Edge):
-                raise InvalidInstance(f"edges[{k}] = {e!r}: must be an object")
+                fail(f"edges[{k}]", e, "must be an object")
             for end in ("src", "dst"):
-                if getattr(e, end) not in seen:
-                    raise InvalidInstance(f"edges[{k}].{end} = {getattr(e, end)!r}: unknown op id")
+                if not isinstance(getattr(e, end), str) or getattr(e, end) not in seen:
+                    fail(f"edges[{k}].{end}", getattr(e, end), "unknown op id")
             if e.src == e.dst:
-                raise InvalidInstance(f"edges[{k}] = {e.src!r} -> {e.dst!r}: an op cannot feed itself")
+                raise InvalidInstance(f"edges[{k}] = {shown(e.src)} -> {shown(e.dst)}: "
+                                      f"an op cannot feed itself")
             if (e.src, e.dst) in pairs:
-                raise InvalidInstance(f"edges[{k}] = {e.src!r} -> {e.dst!r}: repeats an earlier edge")
+                raise InvalidInstance(f"edges[{k}] = {shown(e.src)} -> {shown(e.dst)}: "
+                                      f"repeats an earlier edge")
             pairs.add((e.src, e.dst))
             edges.append(Edge(e.src, e.dst, as_float(f"edges[{k}].bytes", e.bytes, minimum=0.0)))
         object.__setattr__(self, "ops", tuple(ops))

@@ -1,4 +1,4 @@
-"""``placement`` — SiP-ML degree-constrained model-parallel placement (DESIGN.md §5.1).
+"""``placement`` — SiP-ML degree-constrained model-parallel placement (docs/formats.rst, placement).
 
 Sub-ops of a DNN training step form a DAG; each runs on one of ``gpus`` GPUs, one at a
 time per GPU. A dependency ``u -> v`` of ``bytes`` makes ``v`` wait until ``u`` ends plus,
@@ -25,7 +25,10 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
-from ._validate import as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require
+from .limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
+                     check_magnitude, check_rate, check_transfer)
+from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
+                        shown)
 from .opgraph import OpGraph
 
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
@@ -33,7 +36,7 @@ __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "e
            "peer_sets",
            "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
-#: Relative feasibility tolerance of DESIGN.md §5.
+#: Relative feasibility tolerance of docs/formats.rst.
 FEASIBILITY_RTOL = 1e-9
 
 _INSTANCE_KEYS = ("problem", "gpus", "max_peers", "link_gbps", "ops", "deps")
@@ -84,9 +87,11 @@ class PlacementInstance:
     Parameters
     ----------
     gpus : int
-        GPUs of the model-parallel group (>= 1).
+        GPUs of the model-parallel group, 1 to ``MAX_GPUS`` (4,096, see
+        :mod:`fabricopt.problems.limits`).
     max_peers : int
-        Distinct other GPUs a GPU may send bytes to, and receive bytes from (>= 1).
+        Distinct other GPUs a GPU may send bytes to, and receive bytes from (1 to
+        ``MAX_GPUS``).
         SiP-ML keeps one of D circuits for the data-parallel ring: ``max_peers = D - 1``.
     link_gbps : float
         Bandwidth of a GPU-to-GPU transfer in 10^9 bit/s (> 0).
@@ -112,8 +117,9 @@ class PlacementInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "gpus", as_int("gpus", self.gpus, minimum=1))
-        set_(self, "max_peers", as_int("max_peers", self.max_peers, minimum=1))
+        set_(self, "gpus", as_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
+        set_(self, "max_peers", as_int("max_peers", self.max_peers, minimum=1,
+                                       maximum=MAX_GPUS))
         set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))
         ops, index = [], {}
         for k, raw in enumerate(as_list("ops", self.ops)):
@@ -138,6 +144,25 @@ class PlacementInstance:
         set_(self, "deps", tuple(deps))
         set_(self, "index", MappingProxyType(index))
         self._check_acyclic()
+        self._check_magnitudes()
+
+    def _check_magnitudes(self) -> None:
+        """Every time stays finite: a schedule that never idles ends by the sum of all
+        compute and all transfers, and every method's schedule is measured against it."""
+        transfers = check_rate("link_gbps", self.link_gbps) * 0.0
+        if self.deps:
+            nbytes = np.array([d.bytes for d in self.deps], dtype=float)
+            k = int(np.argmax(nbytes))
+            with np.errstate(over="ignore"):
+                total = float(nbytes.sum())
+            transfers = check_transfer(f"deps[{k}].bytes", float(nbytes[k]), total,
+                                       "link_gbps", self.link_gbps)
+        if self.ops:
+            k = int(np.argmax(self.compute))
+            with np.errstate(over="ignore"):
+                total = float(self.compute.sum()) + transfers
+            check_magnitude(f"ops[{k}].compute_s", self.ops[k].compute_s,
+                            "the total compute and transfer time", total)
 
     def _check_acyclic(self) -> None:
         if len(self.topological_order()) == self.size:
@@ -273,10 +298,10 @@ class PlacementSolution:
 
     def __post_init__(self):
         gpu = {as_id("gpu key", k, InvalidSolution):
-               as_int(f"gpu[{k!r}]", v, minimum=0, error=InvalidSolution)
+               as_int(f"gpu[{k!r}]", v, minimum=0, maximum=MAX_INDEX, error=InvalidSolution)
                for k, v in _as_mapping("gpu", self.gpu).items()}
         start = {as_id("start_s key", k, InvalidSolution):
-                 as_float(f"start_s[{k!r}]", v, error=InvalidSolution)
+                 as_float(f"start_s[{k!r}]", v, maximum=MAX_DERIVED, error=InvalidSolution)
                  for k, v in _as_mapping("start_s", self.start_s).items()}
         object.__setattr__(self, "gpu", MappingProxyType(gpu))
         object.__setattr__(self, "start_s", MappingProxyType(start))
@@ -303,7 +328,7 @@ def _arrays(instance: PlacementInstance, solution: PlacementSolution):
                 fail(f"{name}[{key!r}]", mapping[key], "unknown op id", InvalidSolution)
         if len(mapping) != instance.size:
             missing = next(op.id for op in instance.ops if op.id not in mapping)
-            raise InvalidSolution(f"{name}: op {missing!r} is missing")
+            raise InvalidSolution(f"{name}: op {shown(missing)} is missing")
     gpu = np.array([solution.gpu[op.id] for op in instance.ops], dtype=np.int64)
     bad = np.flatnonzero(gpu >= instance.gpus)
     if len(bad):
@@ -647,7 +672,7 @@ def generate(seed: int = 0, ops: int = 12, gpus: int = 4, max_peers: int = 2,
         if not isinstance(family, str) or family not in FAMILIES:
             fail("family", family, f"unknown (families: {', '.join(FAMILIES)})")
         ops, gpus, max_peers = (FAMILIES[family][key] for key in ("ops", "gpus", "max_peers"))
-    ops = as_int("ops", ops, minimum=1)
+    ops = as_int("ops", ops, minimum=1, maximum=MAX_GENERATED_COUNT)
     gpus = as_int("gpus", gpus, minimum=1)
     max_peers = as_int("max_peers", max_peers, minimum=1)
     link_gbps = as_float("link_gbps", link_gbps, positive=True)

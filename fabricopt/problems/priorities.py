@@ -1,4 +1,4 @@
-"""``priorities`` — Crux priority compression into K levels (DESIGN.md §5.5).
+"""``priorities`` — Crux priority compression into K levels (docs/formats.rst, priorities).
 
 Jobs carry a priority ``P_j`` (Crux: ``k_j * I_j``) and a GPU intensity ``I_j``; pairs of
 jobs that share a link contend. The contention DAG has one edge per distinct pair,
@@ -26,8 +26,9 @@ import numpy as np
 
 from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
+from .limits import MAX_GENERATED_COUNT, MAX_INDEX, MAX_LEVELS, check_magnitude
 from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
-                        reject_unknown_keys, require)
+                        reject_unknown_keys, require, shown)
 
 __all__ = ["PriorityJob", "PrioritiesInstance", "PrioritiesSolution", "dag_edges",
            "check", "evaluate", "cut_weight_bound", "generate", "as_level_map",
@@ -79,7 +80,8 @@ class PrioritiesInstance:
     Parameters
     ----------
     levels : int
-        K, the hardware priority levels available (>= 1).
+        K, the hardware priority levels available, 1 to ``MAX_LEVELS`` (1,024, see
+        :mod:`fabricopt.problems.limits`).
     jobs : sequence of PriorityJob or mapping
         Each with a unique ``id``, a finite ``priority`` and an ``intensity`` >= 0.
     contention : sequence of [id, id]
@@ -101,7 +103,7 @@ class PrioritiesInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "levels", as_int("levels", self.levels, minimum=1))
+        set_(self, "levels", as_int("levels", self.levels, minimum=1, maximum=MAX_LEVELS))
         jobs = []
         raw_jobs = as_list("jobs", self.jobs)
         if not raw_jobs:
@@ -131,6 +133,12 @@ class PrioritiesInstance:
                 fail(f"contention[{k}]", pair, "a job cannot contend with itself")
             pairs.append((pair[0], pair[1]))
         set_(self, "contention", tuple(pairs))
+        # the cut weight sums each job's intensity over at most every other job
+        with np.errstate(over="ignore"):
+            weights = np.array([job.intensity for job in jobs], dtype=float)
+            k = int(np.argmax(weights))
+            check_magnitude(f"jobs[{k}].intensity", jobs[k].intensity, "the total cut weight",
+                            float(weights.sum()) * len(jobs))
 
     @cached_property
     def index(self) -> Mapping[str, int]:
@@ -166,7 +174,8 @@ def as_level_map(field: str, value: Any) -> Mapping[str, int]:
     out = {}
     for name, lev in value.items():
         as_id(f"{field} key", name, InvalidSolution)
-        out[name] = as_int(f"{field}[{name!r}]", lev, minimum=0, error=InvalidSolution)
+        out[name] = as_int(f"{field}[{name!r}]", lev, minimum=0, maximum=MAX_INDEX,
+               error=InvalidSolution)
     return MappingProxyType(out)
 
 
@@ -199,7 +208,7 @@ def check_level_map(ids: Sequence[str], levels: int, level: Mapping[str, int]) -
                  InvalidSolution)
     for name in ids:
         if name not in level:
-            raise InvalidSolution(f"level: job {name!r} has no level")
+            raise InvalidSolution(f"level: job {shown(name)} has no level")
 
 
 def _levels(instance: PrioritiesInstance, solution: PrioritiesSolution) -> np.ndarray:
@@ -275,9 +284,10 @@ def generate(seed: int = 0, jobs: int = 20, levels: int = 4, links: int | None =
     >>> [job.id for job in inst.jobs], len(inst.contention)
     (['j0', 'j1', 'j2', 'j3'], 6)
     """
-    n = as_int("jobs", jobs, minimum=1)
-    levels = as_int("levels", levels, minimum=1)
-    n_links = max(2, n // 2) if links is None else as_int("links", links, minimum=1)
+    n = as_int("jobs", jobs, minimum=1, maximum=MAX_GENERATED_COUNT)
+    levels = as_int("levels", levels, minimum=1, maximum=MAX_LEVELS)
+    n_links = max(2, n // 2) if links is None else as_int("links", links, minimum=1,
+                                                              maximum=MAX_GENERATED_COUNT)
     per_job = as_int("links_per_job", links_per_job, minimum=1, maximum=n_links)
     rng = np.random.default_rng(seed)
     intensity = np.round(rng.lognormal(mean=math.log(20.0), sigma=1.0, size=n), 3)

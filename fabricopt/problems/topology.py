@@ -1,4 +1,4 @@
-"""``topology`` — TopoOpt direct-connect topology and routing (DESIGN.md §5.4).
+"""``topology`` — TopoOpt direct-connect topology and routing (docs/formats.rst, topology).
 
 ``servers`` servers each have ``degree`` interfaces. A solution links them (an
 undirected link ``[i, j, count]`` uses ``count`` interfaces at each end and carries
@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import InvalidInstance, InvalidSolution
 from ._kind import CheckResult, NamedBound, ProblemKind, register_kind
+from .limits import MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic, check_transfer
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 
@@ -37,7 +38,7 @@ __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "Topol
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
 _SOLUTION_KEYS = ("links", "rings", "routes")
-# DESIGN.md §5: feasibility tolerance, relative.
+# docs/formats.rst: feasibility tolerance, relative.
 _RTOL = 1e-9
 
 
@@ -55,7 +56,8 @@ def _within(prefix: str, error: type[Exception]):
 def _server_list(field: str, value: Any, error: type[Exception], *, distinct: bool,
                  min_length: int) -> tuple[int, ...]:
     items = as_list(field, value, error=error)
-    out = tuple(as_int(f"{field}[{k}]", v, minimum=0, error=error) for k, v in enumerate(items))
+    out = tuple(as_int(f"{field}[{k}]", v, minimum=0, maximum=MAX_INDEX, error=error)
+                for k, v in enumerate(items))
     if len(out) < min_length:
         fail(field, list(out), f"needs at least {min_length} servers", error)
     if distinct and len(set(out)) != len(out):
@@ -119,7 +121,8 @@ class TopologyInstance:
     servers : int
         n >= 2, the servers 0..n-1.
     degree : int
-        Interfaces per server (>= 1); a link uses one at each end.
+        Interfaces per server, 1 to ``MAX_DEGREE`` (1,024, see
+        :mod:`fabricopt.problems.limits`); a link uses one at each end.
     link_gbps : float
         Bandwidth of one link in each direction, 10^9 bit/s (> 0).
     allreduce : sequence of AllReduceGroup or dict
@@ -148,9 +151,9 @@ class TopologyInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        n = as_int("servers", self.servers, minimum=2)
+        n = as_int("servers", self.servers, minimum=2, maximum=MAX_INDEX)
         set_(self, "servers", n)
-        set_(self, "degree", as_int("degree", self.degree, minimum=1))
+        set_(self, "degree", as_int("degree", self.degree, minimum=1, maximum=MAX_DEGREE))
         set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))
         groups = []
         for k, raw in enumerate(as_list("allreduce", self.allreduce)):
@@ -165,6 +168,21 @@ class TopologyInstance:
             groups.append(group)
         set_(self, "allreduce", tuple(groups))
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, n))
+        self._check_magnitudes()
+
+    def _check_magnitudes(self) -> None:
+        """Every link time stays finite: a link carries at most all the demand (fixed
+        traffic, plus ``2*(g-1)/g * bytes`` from each of a group's g members), and the
+        bounds count a byte at most once per hop, ``servers - 1`` times."""
+        hops = float(self.servers)
+        check_traffic("traffic_bytes", self.traffic, "link_gbps", self.link_gbps, hops)
+        with np.errstate(over="ignore"):
+            ring = np.array([2.0 * len(g.members) * g.bytes for g in self.allreduce])
+            total = float(ring.sum() + self.traffic.sum()) * hops
+        if len(ring):
+            k = int(np.argmax(ring))
+            check_transfer(f"allreduce[{k}].bytes", self.allreduce[k].bytes, total,
+                           "link_gbps", self.link_gbps)
 
     @cached_property
     def traffic(self) -> np.ndarray:
@@ -213,7 +231,7 @@ class Ring:
 
     def __post_init__(self):
         object.__setattr__(self, "group", as_int("group", self.group, minimum=0,
-                                                 error=InvalidSolution))
+                                                 maximum=MAX_INDEX, error=InvalidSolution))
         object.__setattr__(self, "order", _server_list("order", self.order, InvalidSolution,
                                                        distinct=False, min_length=2))
         object.__setattr__(self, "share", as_float("share", self.share, minimum=0.0,
@@ -259,8 +277,10 @@ class Route:
     paths: tuple
 
     def __post_init__(self):
-        object.__setattr__(self, "src", as_int("src", self.src, minimum=0, error=InvalidSolution))
-        object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, error=InvalidSolution))
+        object.__setattr__(self, "src", as_int("src", self.src, minimum=0, maximum=MAX_INDEX,
+               error=InvalidSolution))
+        object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, maximum=MAX_INDEX,
+               error=InvalidSolution))
         paths = []
         for k, raw in enumerate(as_list("paths", self.paths, error=InvalidSolution)):
             with _within(f"paths[{k}]", InvalidSolution):
@@ -273,7 +293,7 @@ class Route:
 
 @dataclass(frozen=True)
 class TopologySolution:
-    """Links, ring orders and routes (DESIGN.md §5.4).
+    """Links, ring orders and routes (docs/formats.rst, topology).
 
     Parameters
     ----------
@@ -300,9 +320,11 @@ class TopologySolution:
         links = []
         for k, raw in enumerate(as_list("links", self.links, error=InvalidSolution)):
             entry = as_list(f"links[{k}]", raw, length=3, error=InvalidSolution)
-            i, j = (as_int(f"links[{k}][{m}]", entry[m], minimum=0, error=InvalidSolution)
+            i, j = (as_int(f"links[{k}][{m}]", entry[m], minimum=0, maximum=MAX_INDEX,
+                   error=InvalidSolution)
                     for m in (0, 1))
-            count = as_int(f"links[{k}][2]", entry[2], minimum=1, error=InvalidSolution)
+            count = as_int(f"links[{k}][2]", entry[2], minimum=1, maximum=MAX_INDEX,
+                   error=InvalidSolution)
             links.append((i, j, count))
         object.__setattr__(self, "links", tuple(links))
         for name, cls, keys in (("rings", Ring, ("group", "order", "share")),
@@ -656,9 +678,9 @@ def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float 
     >>> inst.servers, len(inst.allreduce), inst.allreduce[0].members
     (6, 2, (0, 1, 2, 3, 4, 5))
     """
-    n = as_int("servers", servers, minimum=2)
-    degree = as_int("degree", degree, minimum=1)
-    groups = as_int("groups", groups, minimum=0)
+    n = as_int("servers", servers, minimum=2, maximum=MAX_GENERATED_SIDE)
+    degree = as_int("degree", degree, minimum=1, maximum=MAX_DEGREE)
+    groups = as_int("groups", groups, minimum=0, maximum=MAX_DEGREE)
     mp_peers = min(2, n - 1) if mp_peers is None else \
         as_int("mp_peers", mp_peers, minimum=0, maximum=n - 1)
     allreduce_bytes = as_float("allreduce_bytes", allreduce_bytes, positive=True)

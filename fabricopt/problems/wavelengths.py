@@ -1,4 +1,4 @@
-"""``wavelengths`` — SiP-Ring wavelength scheduling (DESIGN.md §5.3).
+"""``wavelengths`` — SiP-Ring wavelength scheduling (docs/formats.rst, wavelengths).
 
 N nodes sit on two counter-rotating fibers, ``cw`` (segment s is the link s -> s+1
 mod N) and ``ccw`` (segment s is the link s -> s-1 mod N), each carrying W
@@ -35,6 +35,7 @@ from ..errors import InvalidSolution
 from ._kind import CheckResult, ProblemKind, register_kind
 from ._ring import DIRECTIONS, arc, segment_load, segment_name
 from ._transfer import max_transfer_time, unserved_pair
+from .limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_WAVELENGTHS, check_traffic
 from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
                         reject_unknown_keys, require)
 from ._wavelength_counts import count_bound, infeasibility, require_feasible
@@ -58,7 +59,8 @@ class WavelengthsInstance:
     nodes : int
         N >= 2, the nodes (GPUs) in ring order.
     wavelengths : int
-        W >= 1 wavelengths per fiber; also the transceivers of a node (it sources and
+        W wavelengths per fiber, 1 to ``MAX_WAVELENGTHS`` (1,024, see
+        :mod:`fabricopt.problems.limits`); also the transceivers of a node (it sources and
         sinks at most W lightpaths).
     wavelength_gbps : float
         Bandwidth of one wavelength in 10^9 bit/s (> 0); SiP-ML uses 25.
@@ -82,13 +84,16 @@ class WavelengthsInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        set_(self, "nodes", as_int("nodes", self.nodes, minimum=2))
-        set_(self, "wavelengths", as_int("wavelengths", self.wavelengths, minimum=1))
+        set_(self, "nodes", as_int("nodes", self.nodes, minimum=2, maximum=MAX_INDEX))
+        set_(self, "wavelengths", as_int("wavelengths", self.wavelengths, minimum=1,
+                                         maximum=MAX_WAVELENGTHS))
         set_(self, "wavelength_gbps", as_float("wavelength_gbps", self.wavelength_gbps,
                                                positive=True))
         set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1,
                                       maximum=self.nodes - 1))
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, self.nodes))
+        # every transfer time, and the count bound, stays finite (limits.py)
+        check_traffic("traffic_bytes", self.traffic, "wavelength_gbps", self.wavelength_gbps)
 
     @cached_property
     def traffic(self) -> np.ndarray:
@@ -123,9 +128,9 @@ class WavelengthsInstance:
 
 def _index(field: str, value: Any) -> int:
     # The fast path matters: a 128-node schedule holds thousands of lightpaths.
-    if type(value) is int and value >= 0:
+    if type(value) is int and 0 <= value <= MAX_INDEX:
         return value
-    return as_int(field, value, minimum=0, error=InvalidSolution)
+    return as_int(field, value, minimum=0, maximum=MAX_INDEX, error=InvalidSolution)
 
 
 @dataclass(frozen=True)
@@ -326,8 +331,8 @@ def evaluate(instance: WavelengthsInstance, solution: WavelengthsSolution) -> fl
 
 
 def _sizes(nodes, wavelengths, max_hops, group, mp_peers):
-    nodes = as_int("nodes", nodes, minimum=2)
-    wavelengths = as_int("wavelengths", wavelengths, minimum=1)
+    nodes = as_int("nodes", nodes, minimum=2, maximum=MAX_GENERATED_SIDE)
+    wavelengths = as_int("wavelengths", wavelengths, minimum=1, maximum=MAX_WAVELENGTHS)
     max_hops = as_int("max_hops", max_hops, minimum=1, maximum=nodes - 1)
     group = min(max_hops, nodes) if group is None else as_int("group", group, minimum=1,
                                                               maximum=nodes)

@@ -24,6 +24,6 @@ milp = milp_method(formulation.build, warm_start_from=heuristics.greedy)
 
 register_method("circuits", "milp", milp, exact=True, options=MILP_OPTIONS + (SYMMETRY_OPTION,),
                 honours_time_limit=True,
-                summary="SiP-ML App. A.2: a binary permutation per switch (PuLP + HiGHS)")
+                summary="SiP-ML App. A.2: a binary permutation per switch (sparse model + HiGHS)")
 register_method("circuits", "exact", exact, exact=True, options=())
 register_method("circuits", "greedy", greedy, options=())

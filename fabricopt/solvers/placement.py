@@ -86,7 +86,7 @@ def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0,
 def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str = "highs",
          rel_gap: float = 0.0, warm_start: bool = True,
          symmetry_breaking: bool | str = "weak") -> SolverOutput:
-    """Exact MILP (PuLP + HiGHS): disjunctive order, pair-usage degree, symmetry breaking.
+    """Exact MILP (sparse model + HiGHS): disjunctive order, pair-usage degree, symmetry breaking.
 
     With ``warm_start`` (default) the best heuristic answer seeds the solver and its
     makespan tightens every bound; a time-limited run then never returns worse.

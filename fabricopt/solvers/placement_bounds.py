@@ -11,8 +11,6 @@ from __future__ import annotations
 import math
 import time
 
-import pulp
-
 from ..formulations import placement as formulation
 from ..problems import NamedBound
 from ..problems.placement import PlacementInstance, PlacementSolution, evaluate, lower_bound
@@ -51,8 +49,7 @@ def lp_relaxation_bound(instance: PlacementInstance, *, upper_bound_s: float | N
     1.0
     """
     model = formulation.build(instance, upper_bound_s=upper_bound_s)
-    for var in model.problem.variables():
-        var.cat = pulp.LpContinuous
+    model.problem.relax()
     run = run_milp(model.problem, time_limit=time_limit)
     if run.status != "optimal" or run.bound is None:
         return None

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import os
 import sys
 import types
@@ -43,6 +44,8 @@ __all__ = ["ENTRY_POINT_GROUP", "ENV_VAR", "PluginWarning", "load_plugins"]
 
 ENTRY_POINT_GROUP = "fabricopt.methods"
 ENV_VAR = "FABRICOPT_PLUGINS"
+
+_log = logging.getLogger(__name__)
 
 
 
@@ -97,6 +100,7 @@ def _guarded(source: str, what: str, load) -> None:
     previous = registry._loading_source
     registry._loading_source = source
     try:
+        _log.info("loading plug-in %s (%s)", source, what)
         load()
     except Exception as exc:
         _warn(f"plug-in {source} ({what}) failed, its methods are not available: "

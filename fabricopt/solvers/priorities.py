@@ -50,7 +50,7 @@ ORDERS = Option("orders", int, 10, "random BFS topological orders to split", che
 
 register_method("priorities", "milp", milp, exact=True, options=MILP_OPTIONS,
                 honours_time_limit=True,
-                summary="integer levels + a cut binary per DAG edge (PuLP + HiGHS)")
+                summary="integer levels + a cut binary per DAG edge (sparse model + HiGHS)")
 register_method("priorities", "exact", exact, exact=True, options=())
 register_method("priorities", "crux", crux, honours_time_limit=True, options=(
     ORDERS, Option("split", str, "monotone", "DP over split points: monotone (Monge) or dense",

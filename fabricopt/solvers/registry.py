@@ -8,7 +8,7 @@ then the modules or files named by ``FABRICOPT_PLUGINS``.
 
 The method contract
 -------------------
-A method declares, when it registers (DESIGN.md §9)::
+A method declares, when it registers (docs/methods.rst)::
 
     register_method("wavelengths", "mcf", mcf, honours_time_limit=False, options=[
         Option("backend", str, "highs", "LP backend", choices=("highs", "cbc")),

@@ -1,4 +1,4 @@
-"""The result envelope of a solve (DESIGN.md §4) and what a method hands back.
+"""The result envelope of a solve (docs/envelope.rst) and what a method hands back.
 
 A method returns either a bare solution or a :class:`SolverOutput` (solution, status,
 bound, info). :func:`fabricopt.solve` turns that into a :class:`Result`, whose
@@ -15,7 +15,7 @@ from ..errors import InvalidSolution
 
 __all__ = ["STATUSES", "SolverOutput", "Result", "relative_gap"]
 
-#: The statuses of DESIGN.md §4.
+#: The statuses of docs/envelope.rst.
 STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "error")
 
 
@@ -69,7 +69,7 @@ def relative_gap(objective: float | None, bound: float | None) -> float | None:
 
 @dataclass(frozen=True)
 class Result:
-    """The scored outcome of ``solve``: DESIGN.md §4's envelope.
+    """The scored outcome of ``solve``: docs/envelope.rst's envelope.
 
     Attributes
     ----------
@@ -123,20 +123,59 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Result":
-        """Rebuild a result from its envelope (the solution is parsed by its kind)."""
-        from ..problems import get_kind
+        """Rebuild a result from its envelope (the solution is parsed by its kind).
 
-        for key in ("problem", "method", "status", "sense", "runtime_s"):
-            if key not in data:
-                raise InvalidSolution(f"{key}: missing from the result envelope")
-        kind = get_kind(data["problem"])
-        sol = data.get("solution")
-        solution = None if sol is None else kind.solution_from_dict(sol)
-        return cls(data["problem"], data["method"], data["status"], data["sense"],
-                   data.get("objective"), data.get("bound"), data.get("gap"),
-                   float(data["runtime_s"]), solution, dict(data.get("info") or {}))
+        The envelope is validated like an instance: a missing field, a status outside
+        :data:`STATUSES`, a sense other than the kind's, a non-finite or non-numeric
+        ``objective`` / ``bound`` / ``gap`` / ``runtime_s`` or an ``info`` that is not
+        an object raises ``InvalidSolution`` naming the field. Unknown fields are
+        ignored, so that envelopes of later versions still load.
+
+        Examples
+        --------
+        >>> Result.from_dict({"problem": "circuits", "method": "greedy", "status": "feasible",
+        ...                   "sense": "min", "runtime_s": "x"})
+        Traceback (most recent call last):
+        ...
+        fabricopt.errors.InvalidSolution: runtime_s = 'x': must be a number
+        """
+        return cls(**_envelope_fields(data))
 
     @staticmethod
     def is_envelope(data: Any) -> bool:
         """Does a JSON object look like a result envelope rather than an instance?"""
         return isinstance(data, Mapping) and "method" in data and "status" in data
+
+
+def _envelope_fields(data: Any) -> dict[str, Any]:
+    """The validated constructor arguments of :meth:`Result.from_dict`."""
+    from ..problems import get_kind
+    from ..problems._validate import as_float, as_id, fail, require
+
+    if not isinstance(data, Mapping):
+        raise InvalidSolution(f"result envelope: expected a JSON object, got "
+                              f"{type(data).__name__}")
+    for key in ("problem", "method", "status", "sense", "runtime_s"):
+        if key not in data:
+            raise InvalidSolution(f"{key}: missing from the result envelope")
+    kind = get_kind(data["problem"])
+    out = {"problem": kind.name,
+           "method": as_id("method", data["method"], InvalidSolution)}
+    if not isinstance(data["status"], str) or data["status"] not in STATUSES:
+        fail("status", data["status"], f"must be one of {', '.join(STATUSES)}", InvalidSolution)
+    out["status"] = data["status"]
+    if data["sense"] != kind.sense:
+        fail("sense", data["sense"], f"must be {kind.sense!r} for {kind.name}", InvalidSolution)
+    out["sense"] = kind.sense
+    for key in ("objective", "bound", "gap"):
+        value = data.get(key)
+        out[key] = None if value is None else as_float(key, value, error=InvalidSolution)
+    out["runtime_s"] = as_float("runtime_s", require(data, "runtime_s", InvalidSolution),
+                                minimum=0.0, error=InvalidSolution)
+    for key in ("solution", "info"):
+        if data.get(key) is not None and not isinstance(data[key], Mapping):
+            fail(key, data[key], "must be an object or null", InvalidSolution)
+    sol = data.get("solution")
+    out["solution"] = None if sol is None else kind.solution_from_dict(sol)
+    out["info"] = dict(data.get("info") or {})
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 import traceback
@@ -14,6 +15,8 @@ from .registry import get_method
 from .result import Result, SolverOutput, relative_gap
 
 __all__ = ["solve"]
+
+_log = logging.getLogger(__name__)
 
 # A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
 _BOUND_RTOL = 1e-6
@@ -99,9 +102,15 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     options = record.validate(options, instance)
 
     def result(status, solution=None, objective=None, bound=None, info=None, runtime=0.0):
-        return Result(kind.name, record.name, status, kind.sense, objective, bound,
+        done = Result(kind.name, record.name, status, kind.sense, objective, bound,
                       relative_gap(objective, bound), runtime, solution, dict(info or {}))
+        _log.info("%s / %s: %s, objective %s, bound %s, %.3f s%s", kind.name, record.name,
+                  status, objective, bound, runtime,
+                  f" ({done.info['message']})" if "message" in done.info else "")
+        return done
 
+    _log.info("solving a %s instance with %s (time limit %s, seed %d, options %s)",
+              kind.name, record.name, time_limit, seed, options or "none")
     start = time.perf_counter()
     try:
         out = _call(record, instance, time_limit, seed, options)
@@ -136,7 +145,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
                            f"expected a {kind.solution_type.__name__}")
         return result("error", info=info, runtime=runtime)
 
-    bound = out.bound
+    # a non-finite bound (inf, nan) proves nothing: solve never returns one
+    bound = out.bound if isinstance(out.bound, (int, float)) and math.isfinite(out.bound) \
+        else None
     if bound is not None:  # the method's own bound; a NamedBound names its argument
         info.setdefault("bound_source", getattr(bound, "source", record.name))
         bound = float(bound)
@@ -164,6 +175,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         return result("error", solution=solution, info=info, runtime=runtime)
 
     objective = float(kind.evaluate(instance, solution))
+    if not math.isfinite(objective):
+        info["message"] = f"method {record.name!r}: its solution scores {objective!r}, not finite"
+        return result("error", solution=solution, info=info, runtime=runtime)
     status = out.status
     if status == "optimal":
         status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
@@ -184,7 +198,7 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
 def _certify(record, sense: str, objective: float, own: float | None, bound: float | None,
              info: dict) -> tuple[str, float | None]:
     """Status and bound of an ``optimal`` claim, re-scored: ``bound = objective`` only
-    when the method's own proof agrees with ``evaluate`` (DESIGN.md §9).
+    when the method's own proof agrees with ``evaluate`` (docs/envelope.rst).
 
     An exact method may prove optimality without a figure (a combinatorial
     argument); a method that reports a bound proves the optimum is that bound, so the

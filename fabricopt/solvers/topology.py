@@ -81,7 +81,7 @@ _milp = milp_method(formulation.build, warm_start_from=finder.topoopt,
 def milp(instance: TopologyInstance, *, time_limit=None, seed=0, backend="highs",
          rel_gap=0.0, warm_start=True,
          max_ring_orders=formulation.MAX_RING_ORDERS) -> SolverOutput:
-    """Ours: integer links, ring shares, max concurrent flow (PuLP + HiGHS).
+    """Ours: integer links, ring shares, max concurrent flow (sparse model + HiGHS).
 
     Exact while every group's (g-1)! ring orders fit in ``max_ring_orders``; beyond,
     only TotientPerms rings are offered, and the answer is reported ``feasible`` without
@@ -120,7 +120,7 @@ register_method("topology", "milp", milp, exact=True, honours_time_limit=True,
                     "max_ring_orders", int, formulation.MAX_RING_ORDERS,
                     "ring orders per group offered before the model is restricted",
                     check=at_least(1)),),
-                summary="ours: integer links, ring shares, max concurrent flow (PuLP + HiGHS)")
+                summary="ours: integer links, ring shares, max concurrent flow (sparse model + HiGHS)")
 register_method("topology", "topoopt", topoopt, honours_time_limit=True, options=(
     Option("mp_degree", int, None, "interfaces for MP matching (none: by bytes, TopoOpt §4.2)",
            check=_mp_degree_fits), PATHS, FLOW_RELAXATION,

@@ -114,7 +114,7 @@ milp = milp_method(formulation.build, warm_start_from=_warm_start)
 register_method("wavelengths", "milp", milp, exact=True,
                 options=MILP_OPTIONS + (SYMMETRY_OPTION,),
                 honours_time_limit=True,
-                summary="binary lightpaths with wavelength continuity (PuLP + HiGHS)")
+                summary="binary lightpaths with wavelength continuity (sparse model + HiGHS)")
 register_method("wavelengths", "mcf", mcf, options=(
     BACKEND_OPTION,
     Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),

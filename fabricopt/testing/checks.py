@@ -48,7 +48,7 @@ def _fail(result_or_name, message: str) -> None:
 
 
 def assert_valid(instance, result: Result | Mapping[str, Any]) -> None:
-    """Assert that ``result`` is a correct envelope (DESIGN.md §4) for ``instance``.
+    """Assert that ``result`` is a correct envelope (docs/envelope.rst) for ``instance``.
 
     Checks, with the first broken rule in the error message: the status is known and
     not ``"error"``; ``solve`` did not reject an ``optimal`` claim (``info["optimality"]``); a result with status ``optimal``/``feasible`` has a solution and

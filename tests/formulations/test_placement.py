@@ -6,9 +6,11 @@ from hypothesis import given, settings, strategies as st
 import fabricopt
 from fabricopt.formulations.placement import build, unordered_pairs
 from fabricopt.heuristics.sipml import sipml
+from fabricopt.milp import ColumnValues
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.placement import Dep, PlacementInstance, SubOp, generate, lower_bound
 from fabricopt.solvers.milp import cbc_available, run_milp
+from milp_helpers import assert_start_satisfies_every_row
 from placement_cases import brute_force_optimum, small_instances
 
 
@@ -63,11 +65,8 @@ def test_encoded_start_satisfies_every_constraint():
     start, _ = sipml(inst)
     model = build(inst, upper_bound_s=evaluate(inst, start))
     values = model.encode(start)
-    for var in model.problem.variables():
-        var.varValue = values[var.name]
-        assert var.lowBound - 1e-9 <= var.varValue <= var.upBound + 1e-9, var.name
-    for name, constraint in model.problem.constraints.items():
-        assert constraint.valid(1e-9), name
+    assert_start_satisfies_every_row(model, values)
+    values = ColumnValues(model.problem.arrays().names, values)
     assert evaluate(inst, model.decode(values)) <= evaluate(inst, start) * (1 + 1e-9)
 
 

@@ -10,6 +10,8 @@ from fabricopt.heuristics.compression import (Dag, best_split, compress, compres
                                               cut_value, random_topological_order,
                                               rank_instance, ranking, sincronia_levels,
                                               varys_levels)
+from fabricopt.heuristics.compression import (_DensePrefix, _best_split, _monotone_row,
+                                              _SparsePrefix)
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.priorities import PrioritiesInstance, dag_edges, generate
 
@@ -146,6 +148,66 @@ def test_every_priorities_heuristic_passes_check(seed, jobs, levels):
                 rank_instance(inst, "varys")):
         assert check(inst, sol), check(inst, sol).reason
     assert compress_instance(inst, seed=seed) == compress_instance(inst, seed=seed)
+
+
+# The near-linear-memory DP against today's: the same divide and conquer reading the
+# dense (n+1)^2 prefix-sum matrix (the old implementation, kept as the oracle).
+
+
+@st.composite
+def integer_dags(draw):
+    n = draw(st.integers(1, 60))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    density = draw(st.sampled_from([0.02, 0.1, 0.4]))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < density]
+    return n, dag_edges([f"j{k:02d}" for k in range(n)], rng.normal(size=n).tolist(),
+                        rng.integers(0, 4, size=n).astype(float).tolist(), pairs)
+
+
+@given(integer_dags(), st.integers(0, 1000))
+def test_sparse_prefix_answers_chains_of_runs_like_the_dense_matrix(case, seed):
+    n, edges = case
+    dag = Dag(n, edges)
+    rng = np.random.default_rng(seed)
+    order = random_topological_order(dag, rng)
+    dense, sparse = _DensePrefix(dag, order), _SparsePrefix(dag, order)
+    assert (sparse.diagonal() == dense.diagonal()).all()
+    # a chain of runs as the divide and conquer asks: columns i increasing, run starts
+    # j_lo non-decreasing, j_lo <= i - 1, runs inside 0..i-1
+    cols = np.unique(rng.integers(1, n + 1, size=rng.integers(1, n + 1)))
+    j_lo = np.minimum(np.sort(rng.integers(0, n, size=len(cols))), cols - 1)
+    j_lo = np.maximum.accumulate(j_lo)
+    lengths = np.array([rng.integers(1, c - j + 1) for j, c in zip(j_lo, cols)])
+    assert (sparse.entries(j_lo, cols) == dense.S[j_lo, cols]).all()
+    shuffled = rng.permutation(len(cols))     # columns() takes the runs in any order
+    args = cols[shuffled], j_lo[shuffled], lengths[shuffled]
+    assert (sparse.columns(*args) == dense.columns(*args)).all()
+
+
+@given(integer_dags(), st.integers(1, 9), st.integers(0, 1000))
+def test_same_split_as_the_dense_dp_on_integer_weights(case, levels, seed):
+    n, edges = case
+    dag = Dag(n, edges)
+    order = random_topological_order(dag, np.random.default_rng(seed))
+    old = _best_split(order, levels, _monotone_row, _DensePrefix(dag, order))
+    assert best_split(dag, order, levels) == old          # exact sums: identical
+
+
+@given(float_dags(), st.integers(1, 8), st.integers(0, 100))
+def test_same_value_as_the_dense_dp_on_float_weights(case, levels, seed):
+    n, edges = case
+    dag = Dag(n, edges)
+    order = random_topological_order(dag, np.random.default_rng(seed))
+    old_value, _ = _best_split(order, levels, _monotone_row, _DensePrefix(dag, order))
+    assert best_split(dag, order, levels)[0] == pytest.approx(old_value, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed, jobs, levels", [(0, 300, 8), (1, 120, 4), (2, 60, 2)])
+def test_same_levels_as_the_dense_dp_on_generated_instances(seed, jobs, levels, monkeypatch):
+    inst = generate(seed, jobs=jobs, levels=levels)
+    new = compress_instance(inst, seed=seed)
+    monkeypatch.setattr("fabricopt.heuristics.compression._SparsePrefix", _DensePrefix)
+    assert compress_instance(inst, seed=seed) == new
 
 
 def test_compress_search_uncut_is_compress_and_a_passed_deadline_splits_one_order():

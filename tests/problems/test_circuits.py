@@ -38,7 +38,7 @@ def test_round_trip(tmp_path):
     (with_(traffic_bytes=[]), r"traffic_bytes = \(\): must have at least one row|traffic_bytes = \[\]"),
     (with_(traffic_bytes="x"), r"traffic_bytes = 'x': must be a list"),
     (with_(switches=0), r"switches = 0: must be >= 1"),
-    (with_(traffic_bytes=[[0, 10**400, 0], [0, 0, 0], [0, 0, 0]]), r"traffic_bytes\[0\]\[1\] = 1000.*: must be finite"),
+    (with_(traffic_bytes=[[0, 10**400, 0], [0, 0, 0], [0, 0, 0]]), r"traffic_bytes\[0\]\[1\] = <an integer of 401 digits>: must be finite"),
     (with_(traffic_bytes=[[0, "5", 0], [0, 0, 0], [0, 0, 0]]), r"traffic_bytes\[0\]\[1\] = '5': must be a number"),
     (with_(switches=1.5), r"switches = 1.5: must be an integer"),
     (with_(switches=True), r"switches = True: must be an integer"),

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from fabricopt.problems._flowstate import ArrayFlows, ListFlows
-from fabricopt.problems.contention import SimJob, link_components, simulate, utilization
+from fabricopt.problems._flowstate import fill_array, fill_list
+from fabricopt.problems.contention import (SimJob, _fastest_iteration_s, link_components,
+                                           simulate, utilization)
 
 LINK = {"l": 8.0}   # 8 Gbps: 1e9 bytes take 1 s
 
@@ -155,32 +156,94 @@ def test_links_never_carry_more_than_their_capacity(case):
         assert carried <= gbps * 1e9 / 8 * window * (1 + 1e-9)
 
 
-def allocation(back_end, cap, flows, levels):
-    """Rates of all flows active at once."""
-    bits = [1.0] * len(flows)
-    state = back_end(cap, bits, list(range(len(flows))), flows, [math.inf] * len(flows), levels)
-    for j in range(len(flows)):
-        state.release(j)
-    state.allocate()
-    return {f: r for _, f, r in state._moving} if back_end is ListFlows else \
-        dict(zip(state._idx.tolist(), state.rate[state._idx].tolist()))
+def allocation(kernel, cap, flows, levels):
+    """Rates of all flows active at once (rate 0 is starved: not moving)."""
+    return {f: r for f, r in enumerate(kernel(cap, flows, [math.inf] * len(flows), levels))
+            if r > 0}
 
 
-@pytest.mark.parametrize("back_end", [ListFlows, ArrayFlows])
+@pytest.mark.parametrize("back_end", [fill_list, fill_array])
 def test_max_min_fair_allocation(back_end):
     # Bertsekas & Gallager's example shape: f0 on links 0 and 1, f1 on 0, f2 on 1.
     rates = allocation(back_end, [1.0, 2.0], [(0, 1), (0,), (1,)], [0, 0, 0])
     assert rates == pytest.approx({0: 0.5, 1: 0.5, 2: 1.5})
 
 
-@pytest.mark.parametrize("back_end", [ListFlows, ArrayFlows])
+@pytest.mark.parametrize("back_end", [fill_list, fill_array])
 def test_strict_priority_starves_lower_levels(back_end):
     rates = allocation(back_end, [1.0], [(0,), (0,), (0,)], [2, 1, 1])
     assert rates == pytest.approx({0: 1.0})   # flows 1, 2 get 0 and are not moving
 
 
-@pytest.mark.parametrize("back_end", [ListFlows, ArrayFlows])
+@pytest.mark.parametrize("back_end", [fill_list, fill_array])
 def test_lower_level_takes_what_is_left(back_end):
     # f0 (high) is limited by link 1 to 0.25; f1 (low) gets the rest of link 0.
     rates = allocation(back_end, [1.0, 0.25], [(0, 1), (0,)], [1, 0])
     assert rates == pytest.approx({0: 0.25, 1: 0.75})
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 12), st.integers(1, 6))
+def test_clusters_fill_like_the_whole(seed, n_flows, n_links):
+    """What the incremental state relies on: max-min rates of flows joined by no shared
+    link are independent, so filling each cluster apart equals filling them all."""
+    rng = np.random.default_rng(seed)
+    paths = [tuple(sorted(set(rng.integers(0, n_links, size=rng.integers(1, 3)).tolist())))
+             for _ in range(n_flows)]
+    cap = rng.choice([1.0, 2.0, 3.5], size=n_links).tolist()
+    fcap = [math.inf if rng.random() < 0.7 else float(rng.choice([0.3, 1.0])) for _ in paths]
+    level = rng.integers(0, 3, size=n_flows).tolist()
+    whole = fill_list(cap, paths, fcap, level)
+    clusters = link_components([SimJob(1, 1.0, 1.0, 0, ((1.0, tuple(map(str, p))),))
+                                for p in paths])
+    for members in clusters:
+        part = fill_list(cap, [paths[f] for f in members], [fcap[f] for f in members],
+                         [level[f] for f in members])
+        assert part == pytest.approx([whole[f] for f in members], rel=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e4, 2.0**70])
+def test_simulation_work_is_bounded_in_evaluate_and_check(factor, tmp_path):
+    # issue 13 item 7: one job 10^4 times slower stretches the default window over
+    # millions of the others' iterations (22 s before; 2**70 ran forever): refused
+    # before any work, in one line naming the ratio.
+    import json
+    import subprocess
+    import sys
+
+    from fabricopt import InvalidInstance
+    from fabricopt.heuristics.crux import ecmp
+    from fabricopt.problems.crux import CruxInstance, evaluate, generate
+
+    data = generate(0, jobs=5).to_dict()
+    data["jobs"][0]["compute_s"] *= factor
+    inst = CruxInstance.from_dict(data)
+    solution = ecmp(inst)
+    with pytest.raises(InvalidInstance, match=r"^\(warmup_s \+ window_s\) / iteration of job "
+                                              r"'j[1-4][^']*' = [0-9.e+]+: simulating") as err:
+        evaluate(inst, solution)
+    assert "\n" not in str(err.value)
+    (tmp_path / "i.json").write_text(json.dumps(data))
+    (tmp_path / "s.json").write_text(json.dumps(solution.to_dict()))
+    done = subprocess.run([sys.executable, "-m", "fabricopt", "check", str(tmp_path / "i.json"),
+                           str(tmp_path / "s.json")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and "iteration of job" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_simulation_work_bound_names_the_ratio():
+    job = SimJob(1, 1e-6, 1.0, 0, ((1.0, ("l",)),))
+    with pytest.raises(ValueError, match=r"iteration of job '#0' = 9.99e\+08: simulating it "
+                                         r"takes up to 3e\+09 events, over the limit"):
+        simulate({"l": 8.0}, [job], 0.0, 1e3)
+
+
+@given(network_jobs(), st.floats(0.0, 0.5))
+def test_events_stay_within_the_bound(case, jitter):
+    # what the cap relies on: iterations <= span / fastest iteration + 1 for every job
+    caps, jobs = case
+    span = 35.0
+    result = simulate(caps, jobs, 0.0, span, jitter=jitter, trace=True)
+    for job, ends in zip(jobs, result.iteration_ends):
+        fastest = _fastest_iteration_s(caps, job, jitter)
+        assert len(ends) <= span / fastest + 1

@@ -101,7 +101,7 @@ def test_levels_must_be_a_valid_compression_of_the_priorities():
 
 
 def test_equal_priorities_allow_any_levels():
-    # The simulator reads only levels; a tie orders nothing (DESIGN.md §9).
+    # The simulator reads only levels; a tie orders nothing (docs/formats.rst, crux).
     assert check(INST, sol(prio=(1.0, 1.0), level=(0, 1)))
     assert check(INST, sol(prio=(1.0, 1.0), level=(1, 0)))
 

@@ -8,7 +8,7 @@ from fabricopt.problems._ring import DIRECTIONS, arc, segment_load, segment_name
 
 
 def used_segments(n, src, dst, ccw):
-    """Walk the fiber hop by hop (DESIGN.md §5.3): the segment indices it crosses."""
+    """Walk the fiber hop by hop (docs/formats.rst, wavelengths): the segment indices it crosses."""
     step = -1 if ccw else 1
     out, node = [], src
     while node != dst:

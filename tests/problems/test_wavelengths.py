@@ -142,7 +142,7 @@ def test_evaluate_is_max_transfer_time():
 
 
 def segments_by_definition(n, a, b, direction):
-    """DESIGN.md §5.3 word for word: the (fiber, segment) pairs a lightpath uses."""
+    """docs/formats.rst, wavelengths word for word: the (fiber, segment) pairs a lightpath uses."""
     if direction == "cw":
         return {(a + t) % n for t in range((b - a) % n)}
     return {(a - t) % n for t in range((a - b) % n)}

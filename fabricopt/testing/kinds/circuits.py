@@ -1,4 +1,4 @@
-"""Strategies for ``circuits`` instances (DESIGN.md §5.2).
+"""Strategies for ``circuits`` instances (docs/formats.rst, circuits).
 
 A matrix is drawn as a list of demands ``(i, j, bytes)`` — a few round byte counts
 or arbitrary floats — and N is at least one more than the largest GPU named, so

@@ -1,0 +1,66 @@
+"""Fuzz: hostile instances, solutions and envelopes of every kind keep the README's promise.
+
+Each example is a case of :mod:`fabricopt.testing.mutations` — a valid file of one kind
+with one thing broken — run by :func:`fabricopt.testing.probe.probe` through
+``fabricopt solve`` / ``fabricopt check`` and the API. It must exit 0, 1 or 2 with no
+traceback and at most one short stderr line; exit 2 exactly when the API raises a
+``FabricError``; and every accepted instance must solve with a fast method to a finite
+objective that ``check`` accepts. The default run tries 8x the profile's examples per
+kind (320 under ``ci``, derandomized; 4,000 under ``thorough``); the ``slow`` test tries
+3,000 per kind. The alarm only catches hangs: no assertion depends on machine speed.
+"""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fabricopt.problems import kinds
+from fabricopt.testing.mutations import FAMILIES, TARGETS, mutate
+from fabricopt.testing.probe import probe
+
+EXAMPLES = 8 * settings.default.max_examples
+HANG_S = 60.0
+
+_cases = dict(target=st.sampled_from(TARGETS), family=st.sampled_from(FAMILIES),
+              seed=st.integers(0, 2 ** 20))
+
+
+def _assert_promises_kept(kind, target, family, seed):
+    outcome = probe(mutate(kind, target, family, seed), HANG_S)
+    assert not outcome.failures, outcome.summary()
+
+
+@pytest.mark.parametrize("kind", kinds())
+@settings(max_examples=EXAMPLES)
+@given(**_cases)
+def test_hostile_input_gets_one_line_or_a_finite_checked_answer(kind, target, family, seed):
+    _assert_promises_kept(kind, target, family, seed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", kinds())
+@settings(max_examples=3000)
+@given(**_cases)
+def test_hostile_input_thousands(kind, target, family, seed):
+    _assert_promises_kept(kind, target, family, seed)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_family_mutates_every_kind_and_target(family):
+    for kind in kinds():
+        for target in TARGETS:
+            a, b = (mutate(kind, target, family, seed) for seed in (0, 0))
+            assert a == b and a.family == family and a.description
+
+
+def test_the_probe_catches_a_broken_promise(monkeypatch):
+    # A probe that cannot fail proves nothing: break read_json and watch it notice.
+    import fabricopt.problems as problems
+
+    def broken(source):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(problems, "read_json", broken)
+    monkeypatch.setattr("fabricopt.read_json", broken)
+    outcome = probe(mutate("circuits", "instance", "missing", 0), HANG_S)
+    assert outcome.traceback and any("RuntimeError" in f for f in outcome.failures)
