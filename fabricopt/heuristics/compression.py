@@ -21,15 +21,16 @@ References
 
 from __future__ import annotations
 
+import time
 from typing import Sequence
 
 import numpy as np
 
 from ..problems.priorities import PrioritiesInstance, PrioritiesSolution
 
-__all__ = ["Dag", "random_topological_order", "best_split", "compress", "ranking",
-           "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
-           "rank_instance"]
+__all__ = ["Dag", "random_topological_order", "best_split", "compress", "compress_search",
+           "ranking", "sincronia_levels", "varys_levels", "cut_value", "compress_instance",
+           "compress_instance_search", "rank_instance"]
 
 
 class Dag:
@@ -337,15 +338,37 @@ def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
     >>> value, level.tolist()
     (6.0, [1, 0, 1, 0])
     """
+    value, level, _ = compress_search(n, edges, levels, orders=orders, seed=seed, split=split)
+    return value, level
+
+
+def compress_search(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
+                    orders: int = 10, seed: int = 0, split: str = "monotone",
+                    deadline: float | None = None) -> tuple[float, np.ndarray, int]:
+    """:func:`compress` that may stop drawing orders at ``deadline``: ``(value, level, tried)``.
+
+    ``deadline`` is a :func:`time.perf_counter` instant; once it has passed no further
+    order is drawn, but the first is always split, so ``tried >= 1``. Orders are drawn
+    from one seeded stream, so an uncut search is :func:`compress` exactly; a cut one
+    depends on the machine's speed.
+
+    Examples
+    --------
+    >>> compress_search(4, [(0, 1, 4.0), (2, 3, 2.0)], 2, deadline=0.0)[2]
+    1
+    """
     levels = int(levels)
     if levels < 1:
         raise ValueError(f"levels = {levels}: must be >= 1")
     dag = Dag(n, edges)
     rng = np.random.default_rng(seed)
-    best_value, best = -np.inf, None
+    best_value, best, tried = -np.inf, None, 0
     for _ in range(max(1, int(orders))):
+        if tried and deadline is not None and time.perf_counter() >= deadline:
+            break
         order = random_topological_order(dag, rng)
         value, bounds = best_split(dag, order, levels, split=split)
+        tried += 1
         if value > best_value:                     # keep the first of equal cuts
             best_value, best = value, (order, bounds)
     level = np.zeros(n, dtype=np.int64)
@@ -354,7 +377,7 @@ def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
     for b, end in enumerate(bounds):
         level[order[start:end]] = levels - 1 - b
         start = end
-    return max(best_value, 0.0), level
+    return max(best_value, 0.0), level, tried
 
 
 def ranking(ids: Sequence[str], priority: Sequence[float]) -> list[int]:
@@ -406,9 +429,35 @@ def compress_instance(instance: PrioritiesInstance, *, orders: int = 10, seed: i
     >>> dict(compress_instance(inst).level)
     {'J0': 1, 'J1': 0, 'J2': 1, 'J3': 0}
     """
-    _, level = compress(len(instance.jobs), instance.edges, instance.levels, orders=orders,
-                        seed=seed, split=split)
-    return PrioritiesSolution({name: int(level[j]) for j, name in enumerate(instance.ids)})
+    return compress_instance_search(instance, orders=orders, seed=seed, split=split)[0]
+
+
+def compress_instance_search(instance: PrioritiesInstance, *, orders: int = 10, seed: int = 0,
+                             split: str = "monotone", time_limit: float | None = None
+                             ) -> tuple[PrioritiesSolution, dict]:
+    """:func:`compress_instance` within ``time_limit``: ``(solution, info)``.
+
+    No further BFS order is drawn once ``time_limit`` seconds have passed (one always
+    is, see :func:`compress_search`; a cut makes the answer machine-dependent).
+    ``info``: ``orders_tried`` and, when cut, ``time_limit_exceeded``.
+
+    Examples
+    --------
+    >>> inst = PrioritiesInstance(2, [{"id": f"J{k}", "priority": 4 - k, "intensity": 4 - k}
+    ...                               for k in range(4)], [["J0", "J1"], ["J2", "J3"]])
+    >>> compress_instance_search(inst, time_limit=1e-9)[1]["orders_tried"]
+    1
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    _, level, tried = compress_search(len(instance.jobs), instance.edges, instance.levels,
+                                      orders=orders, seed=seed, split=split,
+                                      deadline=deadline)
+    info = {"orders_tried": tried}
+    if tried < max(1, int(orders)):
+        info["time_limit_exceeded"] = (f"the time limit of {time_limit:g} s ran out: "
+                                       f"{tried} of {orders} BFS orders split")
+    solution = PrioritiesSolution({name: int(level[j]) for j, name in enumerate(instance.ids)})
+    return solution, info
 
 
 def rank_instance(instance: PrioritiesInstance, rule: str) -> PrioritiesSolution:

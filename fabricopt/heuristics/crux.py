@@ -18,6 +18,7 @@ References
 from __future__ import annotations
 
 import math
+import time
 import zlib
 from typing import Mapping, Sequence
 
@@ -27,12 +28,13 @@ from ..problems.contention import SimJob, simulate
 from ..problems.crux import (WARMUP_ITERATIONS, CruxInstance,
                              CruxSolution, contending_pairs)
 from ..problems.priorities import dag_edges
-from .compression import compress, ranking, sincronia_levels, varys_levels
+from .compression import compress, compress_search, ranking, sincronia_levels, varys_levels
 from .compression_exact import exact_compress
 
 __all__ = ["fastest_paths", "link_bytes", "bottleneck_time", "gpu_intensity", "select_paths",
            "reference_job", "correction_factor", "correction_factors", "contention_dag",
-           "crux_plan", "crux", "ranked_plan", "ecmp", "compress", "K_MAX", "COMPRESSIONS"]
+           "crux_plan", "crux", "crux_search", "ranked_plan", "ranked_search", "ecmp",
+           "compress", "K_MAX", "COMPRESSIONS"]
 
 #: The correction factor of a job that should always precede the reference (notes §2.2).
 K_MAX = 1e6
@@ -105,6 +107,11 @@ def gpu_intensity(instance: CruxInstance, path: Mapping[str, Sequence[int]] | No
         return np.where(t > 0, work / np.where(t > 0, t, 1.0), np.inf)
 
 
+def _by_intensity(instance: CruxInstance, intensity: Sequence[float]) -> list[int]:
+    """Job indices in descending intensity, ties by id."""
+    return sorted(range(len(instance.jobs)), key=lambda j: (-intensity[j], instance.jobs[j].id))
+
+
 def select_paths(instance: CruxInstance, *, load: str = "utilization"
                  ) -> dict[str, tuple[int, ...]]:
     """Crux §4.1: jobs in descending intensity each take their least-congested paths.
@@ -144,8 +151,7 @@ def select_paths(instance: CruxInstance, *, load: str = "utilization"
     if load not in _LOAD_RULES:
         raise ValueError(f"load = {load!r}: must be one of {', '.join(_LOAD_RULES)}")
     intensity = gpu_intensity(instance)
-    order = sorted(range(len(instance.jobs)),
-                   key=lambda j: (-intensity[j], instance.jobs[j].id))
+    order = _by_intensity(instance, intensity)
     used: dict[str, float] = {}
     chosen: dict[str, tuple[int, ...]] = {}
     for j in order:
@@ -269,15 +275,29 @@ def correction_factor(instance: CruxInstance, job: int, reference: int,
 def correction_factors(instance: CruxInstance, path: Mapping[str, Sequence[int]], *,
                        jitter: float = 0.0, replays: int = 20) -> np.ndarray:
     """``k_j`` for every job against the reference job (``k_r = 1``; 1 without traffic)."""
+    return _correction_factors(instance, path, jitter=jitter, replays=replays)[0]
+
+
+def _correction_factors(instance: CruxInstance, path, *, jitter: float, replays: int,
+                        deadline: float | None = None) -> tuple[np.ndarray, int, int]:
+    """``(k, replayed, to_replay)``. The jobs are replayed in descending intensity, and
+    none once ``deadline`` (a ``time.perf_counter`` instant) has passed: those left keep
+    ``k_j = 1``, ranked by intensity alone (each ``k_j`` is independent of the others,
+    so an uncut run is the same in any order)."""
     t = bottleneck_time(instance, path)
     ref = reference_job(instance, path)
     k = np.ones(len(instance.jobs))
     if ref is None:
-        return k
-    for j in range(len(instance.jobs)):
-        if j != ref and t[j] > 0:
-            k[j] = correction_factor(instance, j, ref, t, jitter=jitter, replays=replays)
-    return k
+        return k, 0, 0
+    todo = [j for j in _by_intensity(instance, gpu_intensity(instance, path))
+            if j != ref and t[j] > 0]
+    done = 0
+    for j in todo:
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+        k[j] = correction_factor(instance, j, ref, t, jitter=jitter, replays=replays)
+        done += 1
+    return k, done, len(todo)
 
 
 def contention_dag(instance: CruxInstance, path: Mapping[str, Sequence[int]],
@@ -295,12 +315,19 @@ def crux_plan(instance: CruxInstance, *, load: str = "utilization", jitter: floa
     Intensities are recomputed on the chosen paths (notes §1). A job without flows
     contends with nobody; it gets priority and intensity 0.
     """
+    return _plan(instance, load=load, jitter=jitter, replays=replays)[:3]
+
+
+def _plan(instance: CruxInstance, *, load: str, jitter: float, replays: int,
+          deadline: float | None = None):
+    """:func:`crux_plan` and ``(replayed, to_replay)`` of :func:`_correction_factors`."""
     path = select_paths(instance, load=load)
     intensity = gpu_intensity(instance, path)
-    k = correction_factors(instance, path, jitter=jitter, replays=replays)
+    k, replayed, to_replay = _correction_factors(instance, path, jitter=jitter,
+                                                 replays=replays, deadline=deadline)
     finite = np.isfinite(intensity)
     intensity = np.where(finite, intensity, 0.0)
-    return path, np.where(finite, k * intensity, 0.0), intensity
+    return path, np.where(finite, k * intensity, 0.0), intensity, replayed, to_replay
 
 
 def _solution(instance: CruxInstance, path, priority, level) -> CruxSolution:
@@ -311,7 +338,8 @@ def _solution(instance: CruxInstance, path, priority, level) -> CruxSolution:
 
 
 def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str = "utilization",
-         jitter: float = 0.0, replays: int = 20, compression: str = "dp") -> CruxSolution:
+         jitter: float = 0.0, replays: int = 20, compression: str = "dp",
+         time_limit: float | None = None) -> CruxSolution:
     """The Crux pipeline: intensity -> paths -> k_j-corrected priorities -> compression.
 
     Parameters
@@ -330,6 +358,9 @@ def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str =
         ``"exact"`` (ours): the maximum-weight valid K-cut of the contention DAG
         (:func:`~fabricopt.heuristics.compression_exact.exact_compress`). The cut is
         the paper's proxy for utilization, so the exact cut need not simulate better.
+    time_limit : float, optional
+        Wall-clock seconds; see :func:`crux_search` for what it cuts (a cut makes the
+        answer machine-dependent).
 
     Raises
     ------
@@ -348,27 +379,111 @@ def crux(instance: CruxInstance, *, seed: int = 0, orders: int = 10, load: str =
     >>> round(evaluate(inst, crux(inst, compression="exact")), 4)
     0.7133
     """
+    return crux_search(instance, seed=seed, orders=orders, load=load, jitter=jitter,
+                       replays=replays, compression=compression, time_limit=time_limit)[0]
+
+
+def crux_search(instance: CruxInstance, *, seed: int = 0, orders: int = 10,
+                load: str = "utilization", jitter: float = 0.0, replays: int = 20,
+                compression: str = "dp", time_limit: float | None = None
+                ) -> tuple[CruxSolution, dict]:
+    """:func:`crux` and what it did within ``time_limit``: ``(solution, info)``.
+
+    Parameters are those of :func:`crux`. Once ``time_limit`` seconds have passed since
+    the call began, two steps stop early, and every step still completes one pass, so
+    the answer is always a whole plan: the k_j replays (the costly part, one pair
+    simulation per job) stop, and the jobs not yet replayed keep ``k_j = 1``, i.e. are
+    ranked by intensity alone (replays go in descending intensity, so the most
+    intensive jobs are corrected first); and the DP compression draws no further BFS
+    order (at least one is split). Paths (one greedy pass) and the ``"exact"``
+    compression always finish. A limit that cuts work makes the answer depend on the
+    machine's speed; without a cut it is the same as without a limit.
+
+    Returns
+    -------
+    solution : CruxSolution
+    info : dict
+        ``corrections`` (jobs whose k_j was replayed) of ``corrections_total``,
+        ``orders_tried`` of ``orders`` (DP only) and, when the limit cut either step,
+        ``time_limit_exceeded`` saying what was cut.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.crux import generate
+    >>> inst = generate(seed=1, jobs=3, tors=2)
+    >>> solution, info = crux_search(inst)
+    >>> solution == crux(inst), info["orders_tried"], "time_limit_exceeded" in info
+    (True, 10, False)
+    >>> _, info = crux_search(inst, time_limit=1e-9)
+    >>> info["corrections"], info["orders_tried"]
+    (0, 1)
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     if compression not in COMPRESSIONS:
         raise ValueError(f"compression = {compression!r}: must be one of "
                          f"{', '.join(COMPRESSIONS)}")
-    path, priority, intensity = crux_plan(instance, load=load, jitter=jitter, replays=replays)
+    path, priority, intensity, info, cut = _plan_by(instance, deadline, load=load,
+                                                    jitter=jitter, replays=replays)
     edges = contention_dag(instance, path, priority, intensity)
     if compression == "exact":
         _, level, _ = exact_compress(len(instance.jobs), edges, instance.levels)
     else:
-        _, level = compress(len(instance.jobs), edges, instance.levels, orders=orders, seed=seed)
-    return _solution(instance, path, priority, level)
+        _, level, tried = compress_search(len(instance.jobs), edges, instance.levels,
+                                          orders=orders, seed=seed, deadline=deadline)
+        info["orders_tried"] = tried
+        if tried < max(1, int(orders)):
+            cut.append(f"{tried} of {orders} BFS orders split")
+    return _solution(instance, path, priority, level), _say_cut(info, cut, time_limit)
 
 
-def ranked_plan(instance: CruxInstance, rule: str, *, load: str = "utilization") -> CruxSolution:
+def _plan_by(instance: CruxInstance, deadline: float | None, **plan):
+    """:func:`_plan` by ``deadline``: ``(path, priority, intensity, info, cut)``, with
+    ``info`` counting the k_j replays and ``cut`` listing what the deadline cut."""
+    path, priority, intensity, replayed, to_replay = _plan(instance, deadline=deadline,
+                                                           **plan)
+    cut = []
+    if replayed < to_replay:
+        cut.append(f"k_j replayed for {replayed} of {to_replay} jobs (the rest keep k_j = 1)")
+    return (path, priority, intensity,
+            {"corrections": replayed, "corrections_total": to_replay}, cut)
+
+
+def _say_cut(info: dict, cut: list, time_limit: float | None) -> dict:
+    if cut:
+        info["time_limit_exceeded"] = (f"the time limit of {time_limit:g} s ran out: "
+                                       + "; ".join(cut))
+    return info
+
+
+def ranked_plan(instance: CruxInstance, rule: str, *, load: str = "utilization",
+                time_limit: float | None = None) -> CruxSolution:
     """Crux's paths and priorities compressed by a ranking rule, ``"sincronia"``
-    (top K-1 alone, the rest share the lowest level) or ``"varys"`` (K equal blocks)."""
+    (top K-1 alone, the rest share the lowest level) or ``"varys"`` (K equal blocks).
+    ``time_limit`` cuts the k_j replays as in :func:`crux_search` (see
+    :func:`ranked_search`)."""
+    return ranked_search(instance, rule, load=load, time_limit=time_limit)[0]
+
+
+def ranked_search(instance: CruxInstance, rule: str, *, load: str = "utilization",
+                  time_limit: float | None = None) -> tuple[CruxSolution, dict]:
+    """:func:`ranked_plan` and ``info`` as in :func:`crux_search` (no orders: the rule
+    is one pass). A cut makes the answer machine-dependent.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.crux import generate
+    >>> inst = generate(seed=1, jobs=3, tors=2)
+    >>> ranked_search(inst, "varys", time_limit=1e-9)[1]["corrections"]
+    0
+    """
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     rules = {"sincronia": sincronia_levels, "varys": varys_levels}
     if rule not in rules:
         raise ValueError(f"rule = {rule!r}: must be one of {', '.join(rules)}")
-    path, priority, _ = crux_plan(instance, load=load)
+    path, priority, _, info, cut = _plan_by(instance, deadline, load=load, jitter=0.0,
+                                            replays=20)
     level = rules[rule](ranking(instance.ids, priority), instance.levels)
-    return _solution(instance, path, priority, level)
+    return _solution(instance, path, priority, level), _say_cut(info, cut, time_limit)
 
 
 def ecmp(instance: CruxInstance, *, seed: int = 0) -> CruxSolution:

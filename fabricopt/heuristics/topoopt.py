@@ -28,8 +28,10 @@ References
 from __future__ import annotations
 
 import math
+import time
 from bisect import bisect_left
 from dataclasses import dataclass
+from functools import partial
 from typing import Sequence
 
 import numpy as np
@@ -44,7 +46,8 @@ from ._matching import integer_weights, max_weight_matching
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
            "circulant_diameter", "circulant_mean_hops", "regular_ring", "degree_split",
-           "RingClass", "ALLOCATIONS", "allocate_rings", "mp_matching", "coin_path_nodes", "topology_finder", "topoopt"]
+           "RingClass", "ALLOCATIONS", "allocate_rings", "mp_matching", "coin_path_nodes",
+           "topology_finder", "topoopt", "topoopt_search"]
 
 
 def totient_perms(n: int) -> list[int]:
@@ -619,7 +622,8 @@ def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
 
 
 def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
-            paths: int = 4, candidates: bool = True) -> TopologySolution:
+            paths: int = 4, candidates: bool = True,
+            time_limit: float | None = None) -> TopologySolution:
     """TopologyFinder: AllReduce rings + MP matchings, CoinChangeMod and shortest-path routes.
 
     1. Split the degree between AllReduce and MP (:func:`degree_split`).
@@ -655,6 +659,8 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
         Most equal-length shortest paths an MP demand is split over.
     candidates : bool
         Score the candidate allocations (default); False builds the paper's only.
+    time_limit : float, optional
+        Wall-clock seconds for the candidates (see :func:`topoopt_search`).
 
     Returns
     -------
@@ -680,33 +686,82 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
     >>> bool(check(inst, solution)), evaluate(inst, solution) <= evaluate(inst, ring(inst))
     (True, True)
     """
+    return topoopt_search(instance, seed=seed, mp_degree=mp_degree, paths=paths,
+                          candidates=candidates, time_limit=time_limit)[0]
+
+
+def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
+                   paths: int = 4, candidates: bool = True,
+                   time_limit: float | None = None) -> tuple[TopologySolution, dict]:
+    """:func:`topoopt` and what its candidate search did: ``(solution, info)``.
+
+    Parameters are those of :func:`topoopt`. With ``time_limit`` no further candidate
+    is built once that many seconds have passed since the call began; the first
+    candidate (the paper's allocation) is always completed, so at least one answer is
+    returned. A limit that cuts the search makes the answer depend on the machine's
+    speed; leave it out (or keep it loose) for reproducible results: without a cut the
+    answer is the same as without a limit.
+
+    Returns
+    -------
+    solution : TopologySolution
+    info : dict
+        ``candidates_scored`` (allocations built and scored, the plain ring included),
+        ``candidates_total`` (how many the search would score) and, when the limit
+        stopped it early, ``time_limit_exceeded`` saying so.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import generate
+    >>> inst = generate(seed=0, servers=8, degree=4)
+    >>> solution, info = topoopt_search(inst)
+    >>> solution == topoopt(inst), "time_limit_exceeded" in info
+    (True, False)
+    >>> _, info = topoopt_search(inst, time_limit=1e-9)
+    >>> info["candidates_scored"], info["candidates_total"]
+    (1, 4)
+    >>> info["time_limit_exceeded"]
+    'stopped after 1 of 4 candidates: the time limit of 1e-09 s ran out'
+    """
+    began = time.perf_counter()
     if instance.degree == 1:
-        return degree_one_solution(instance)
+        return degree_one_solution(instance), {"candidates_scored": 1, "candidates_total": 1}
     paths = as_int("paths", paths, minimum=1, error=ValueError)
     degree = instance.degree
     allreduce_bytes = sum(len(g.members) * ring_bytes_per_member(g) for g in instance.allreduce)
     ar_degree, _ = degree_split(degree, allreduce_bytes, float(instance.traffic.sum()),
                                 mp_degree)
     if not candidates:
-        return topology_finder(instance, allocate_rings(instance, ar_degree),
-                               seed=seed, paths=paths)
+        return (topology_finder(instance, allocate_rings(instance, ar_degree),
+                                seed=seed, paths=paths),
+                {"candidates_scored": 1, "candidates_total": 1})
     splits = [ar_degree]
     if mp_degree is None:
         splits += [degree - degree % 2, ar_degree - 2]
-    tried, best, best_time = set(), None, math.inf
+    # The distinct allocations, cheap to list; building and scoring each is the cost.
+    todo, tried = [], set()
     for ar in dict.fromkeys(a for a in splits if a >= 2):
         for allocation in ALLOCATIONS:
             classes = allocate_rings(instance, ar, allocation=allocation)
             key = (ar, tuple((c.members, c.jumps) for c in classes))
-            if key in tried:
-                continue
-            tried.add(key)
-            solution = topology_finder(instance, classes, seed=seed, paths=paths)
-            time_s = evaluate(instance, solution)
-            if time_s < best_time:
-                best, best_time = solution, time_s
+            if key not in tried:
+                tried.add(key)
+                todo.append(classes)
+    builders = [partial(topology_finder, instance, classes, seed=seed, paths=paths)
+                for classes in todo]
     if mp_degree is None or mp_degree == degree % 2:
-        solution = plain_ring(instance, seed=seed, paths=paths)
-        if evaluate(instance, solution) < best_time:
-            best = solution
-    return best
+        builders.append(partial(plain_ring, instance, seed=seed, paths=paths))
+    best, best_time, scored = None, math.inf, 0
+    for build in builders:
+        if scored and time_limit is not None and time.perf_counter() - began >= time_limit:
+            break
+        solution = build()
+        scored += 1
+        time_s = evaluate(instance, solution)
+        if time_s < best_time:  # the first of equal ones
+            best, best_time = solution, time_s
+    info = {"candidates_scored": scored, "candidates_total": len(builders)}
+    if scored < len(builders):
+        info["time_limit_exceeded"] = (f"stopped after {scored} of {len(builders)} "
+                                       f"candidates: the time limit of {time_limit:g} s ran out")
+    return best, info

@@ -16,10 +16,14 @@ def crux(instance: CruxInstance, *, time_limit=None, seed=0, orders: int = 10,
     """Crux: intensity -> least-congested paths -> k_j-corrected priorities -> compression.
 
     ``compression="dp"`` is the paper's Algorithm 1, ``"exact"`` the optimal K-cut.
+    ``time_limit`` stops the k_j replays (jobs left keep k_j = 1) and the drawing of
+    BFS orders, one whole plan always (see ``heuristics.crux.crux_search``; a cut makes
+    the answer machine-dependent); ``info`` counts ``corrections`` and ``orders_tried``.
     """
-    return SolverOutput(heuristics.crux(instance, seed=seed, orders=orders, load=load,
-                                        jitter=jitter, replays=replays,
-                                        compression=compression), "feasible")
+    solution, info = heuristics.crux_search(instance, seed=seed, orders=orders, load=load,
+                                            jitter=jitter, replays=replays,
+                                            compression=compression, time_limit=time_limit)
+    return SolverOutput(solution, "feasible", info=info)
 
 
 def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
@@ -30,13 +34,20 @@ def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
 def sincronia(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
               ) -> SolverOutput:
     """Baseline: Crux's paths and priorities, Sincronia-style compression (top K-1 alone)."""
-    return SolverOutput(heuristics.ranked_plan(instance, "sincronia", load=load), "feasible")
+    return _ranked(instance, "sincronia", load, time_limit)
 
 
 def varys(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
           ) -> SolverOutput:
     """Baseline: Crux's paths and priorities, Varys-style compression (K equal blocks)."""
-    return SolverOutput(heuristics.ranked_plan(instance, "varys", load=load), "feasible")
+    return _ranked(instance, "varys", load, time_limit)
+
+
+def _ranked(instance: CruxInstance, rule: str, load: str, time_limit) -> SolverOutput:
+    # time_limit cuts the k_j replays as in crux (heuristics.crux.ranked_search)
+    solution, info = heuristics.ranked_search(instance, rule, load=load,
+                                              time_limit=time_limit)
+    return SolverOutput(solution, "feasible", info=info)
 
 
 def enumerate_(instance: CruxInstance, *, time_limit=None, seed=0,
@@ -59,7 +70,7 @@ def enumerate_(instance: CruxInstance, *, time_limit=None, seed=0,
 LOAD = Option("load", str, "utilization", "link load rule of path selection",
               choices=heuristics._LOAD_RULES)
 
-register_method("crux", "crux", crux, options=(
+register_method("crux", "crux", crux, honours_time_limit=True, options=(
     Option("orders", int, 10, "random topological orders of the compression DP",
            check=at_least(1)),
     LOAD,
@@ -70,8 +81,8 @@ register_method("crux", "crux", crux, options=(
            "compression step: dp (the paper's Algorithm 1) or exact (the optimal K-cut)",
            choices=heuristics.COMPRESSIONS)))
 register_method("crux", "ecmp", ecmp, options=())
-register_method("crux", "sincronia", sincronia, options=(LOAD,))
-register_method("crux", "varys", varys, options=(LOAD,))
+register_method("crux", "sincronia", sincronia, honours_time_limit=True, options=(LOAD,))
+register_method("crux", "varys", varys, honours_time_limit=True, options=(LOAD,))
 register_method("crux", "enumerate", enumerate_, exact=True, honours_time_limit=True, options=(
     Option("max_path_choices", int, exhaustive.MAX_PATH_CHOICES,
            "refuse cases with more path combinations", check=at_least(1)),

@@ -40,12 +40,14 @@ def time_left(time_limit: float | None, began: float) -> float | None:
     return None if time_limit is None else time_limit - (time.monotonic() - began)
 
 
-def milp_method(build: Callable[..., Any], warm_start_from: Callable[[Any], Any] | None = None
-                ) -> Callable[..., SolverOutput]:
+def milp_method(build: Callable[..., Any], warm_start_from: Callable[[Any], Any] | None = None,
+                *, warm_start_timed: bool = False) -> Callable[..., SolverOutput]:
     """Turn a formulation's ``build(instance, **options) -> MilpModel`` into a method.
 
     ``warm_start_from(instance)`` (a heuristic) supplies a MIP start so that a
-    time-limited run is never worse than that heuristic. ``time_limit`` bounds the
+    time-limited run is never worse than that heuristic (with ``warm_start_timed`` it is
+    called ``warm_start_from(instance, time_limit=...)``, for a heuristic that honours
+    the limit and returns its best so far). ``time_limit`` bounds the
     whole call: building the model and the warm start count, and the solver gets what
     is left (the heuristic runs first, so that its answer stands when the model cannot
     be built in time). ``info`` reports ``warm_start_s``, ``model_build_s`` (building,
@@ -61,7 +63,8 @@ def milp_method(build: Callable[..., Any], warm_start_from: Callable[[Any], Any]
         # The heuristic runs first: if the model cannot be built in time, it is the answer.
         incumbent = None
         if warm_start and warm_start_from is not None:
-            incumbent = warm_start_from(instance)
+            incumbent = (warm_start_from(instance, time_limit=time_limit) if warm_start_timed
+                         else warm_start_from(instance))
         warmed = time.monotonic()
         info = {"warm_start_s": warmed - began}
         try:

@@ -13,9 +13,14 @@ from .result import SolverOutput
 
 def crux(instance: PrioritiesInstance, *, time_limit=None, seed=0, orders: int = 10,
          split: str = "monotone") -> SolverOutput:
-    """Crux Algorithm 1: the best K-split of m random BFS topological orders (DP)."""
-    return SolverOutput(compression.compress_instance(instance, orders=orders, seed=seed,
-                                                      split=split), "feasible")
+    """Crux Algorithm 1: the best K-split of m random BFS topological orders (DP).
+
+    ``time_limit``: no further order once it has passed (one always; a cut makes the
+    answer machine-dependent); ``info["orders_tried"]`` says how many were split.
+    """
+    solution, info = compression.compress_instance_search(
+        instance, orders=orders, seed=seed, split=split, time_limit=time_limit)
+    return SolverOutput(solution, "feasible", info=info)
 
 
 def exact(instance: PrioritiesInstance, *, time_limit=None, seed=0) -> SolverOutput:
@@ -47,7 +52,7 @@ register_method("priorities", "milp", milp, exact=True, options=MILP_OPTIONS,
                 honours_time_limit=True,
                 summary="integer levels + a cut binary per DAG edge (sparse model + HiGHS)")
 register_method("priorities", "exact", exact, exact=True, options=())
-register_method("priorities", "crux", crux, options=(
+register_method("priorities", "crux", crux, honours_time_limit=True, options=(
     ORDERS, Option("split", str, "monotone", "DP over split points: monotone (Monge) or dense",
                    choices=("monotone", "dense"))))
 register_method("priorities", "sincronia", sincronia, options=())

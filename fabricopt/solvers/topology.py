@@ -29,9 +29,11 @@ def _output(instance: TopologyInstance, solution, status: str = "feasible", boun
     return SolverOutput(solution, status, bound, info)
 
 
-def _heuristic(instance: TopologyInstance, solution, flow_relaxation) -> SolverOutput:
+def _heuristic(instance: TopologyInstance, solution, flow_relaxation, info=None
+               ) -> SolverOutput:
     bound = heuristic_bound(instance, relaxation=flow_relaxation)
-    return _output(instance, solution, bound=bound, info={"bound_source": bound.source})
+    return _output(instance, solution, bound=bound,
+                   info={**(info or {}), "bound_source": bound.source})
 
 
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
@@ -39,12 +41,16 @@ def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=No
     """TopoOpt's TopologyFinder, best of a few scored ring allocations (never worse than ring).
 
     TotientPerms rings, MP matchings, CoinChangeMod routes; ``candidates=False`` builds
-    the paper's allocation only. ``flow_relaxation``: also solve the LP relaxation for
-    the bound (default: up to ``MAX_RELAXATION_SERVERS`` servers).
+    the paper's allocation only. ``time_limit``: no further candidate once it has passed
+    (the paper's allocation is always built; a cut makes the answer machine-dependent);
+    ``info`` reports ``candidates_scored`` of ``candidates_total``. ``flow_relaxation``:
+    also solve the LP relaxation for the bound (default: up to ``MAX_RELAXATION_SERVERS``
+    servers).
     """
-    return _heuristic(instance, finder.topoopt(instance, seed=seed, mp_degree=mp_degree,
-                                               paths=paths, candidates=candidates),
-                      flow_relaxation)
+    solution, info = finder.topoopt_search(instance, seed=seed, mp_degree=mp_degree,
+                                           paths=paths, candidates=candidates,
+                                           time_limit=time_limit)
+    return _heuristic(instance, solution, flow_relaxation, info)
 
 
 def ring(instance: TopologyInstance, *, time_limit=None, seed=0, paths=4,
@@ -68,7 +74,8 @@ def ocs_reconfig(instance: TopologyInstance, *, time_limit=None, seed=0,
                       flow_relaxation)
 
 
-_milp = milp_method(formulation.build, warm_start_from=finder.topoopt)
+_milp = milp_method(formulation.build, warm_start_from=finder.topoopt,
+                    warm_start_timed=True)
 
 
 def milp(instance: TopologyInstance, *, time_limit=None, seed=0, backend="highs",
@@ -114,7 +121,7 @@ register_method("topology", "milp", milp, exact=True, honours_time_limit=True,
                     "ring orders per group offered before the model is restricted",
                     check=at_least(1)),),
                 summary="ours: integer links, ring shares, max concurrent flow (sparse model + HiGHS)")
-register_method("topology", "topoopt", topoopt, options=(
+register_method("topology", "topoopt", topoopt, honours_time_limit=True, options=(
     Option("mp_degree", int, None, "interfaces for MP matching (none: by bytes, TopoOpt §4.2)",
            check=_mp_degree_fits), PATHS, FLOW_RELAXATION,
     Option("candidates", bool, True,

@@ -208,3 +208,16 @@ def test_same_levels_as_the_dense_dp_on_generated_instances(seed, jobs, levels, 
     new = compress_instance(inst, seed=seed)
     monkeypatch.setattr("fabricopt.heuristics.compression._SparsePrefix", _DensePrefix)
     assert compress_instance(inst, seed=seed) == new
+
+
+def test_compress_search_uncut_is_compress_and_a_passed_deadline_splits_one_order():
+    from fabricopt.heuristics.compression import compress, compress_search
+
+    edges = [(0, 1, 4.0), (0, 2, 1.0), (2, 3, 2.0), (1, 3, 3.0), (4, 5, 1.5)]
+    value, level = compress(6, edges, 3, orders=7, seed=2)
+    uncut = compress_search(6, edges, 3, orders=7, seed=2, deadline=None)
+    assert uncut[0] == value and uncut[1].tolist() == level.tolist() and uncut[2] == 7
+    first = compress_search(6, edges, 3, orders=7, seed=2, deadline=0.0)
+    assert first[2] == 1
+    one_value, one_level = compress(6, edges, 3, orders=1, seed=2)
+    assert first[0] == one_value and first[1].tolist() == one_level.tolist()

@@ -49,3 +49,63 @@ def test_bad_crux_instance_exits_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.strip() == ("fabricopt: error: jobs[0].flows[0].paths[0][0] = 'b': "
                            "unknown link")
+
+
+def test_crux_honours_a_time_limit_and_says_what_it_cut():
+    from fabricopt.heuristics import crux as heuristics
+    from fabricopt.solvers.registry import get_method
+
+    assert get_method("crux", "crux").honours_time_limit
+    inst = fabricopt.generate("crux", seed=0, jobs=8, tors=4)
+    free = fabricopt.solve(inst, "crux")
+    assert free.info["corrections"] == free.info["corrections_total"] > 1
+    assert free.info["orders_tried"] == 10 and "time_limit_exceeded" not in free.info
+    cut = fabricopt.solve(inst, "crux", time_limit=1e-9)
+    assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
+    assert cut.info["corrections"] == 0 and cut.info["orders_tried"] == 1
+    message = cut.info["time_limit_exceeded"]
+    assert "k_j replayed for 0 of" in message and "1 of 10 BFS orders" in message
+    # uncorrected jobs are ranked by intensity alone (k_j = 1)
+    _, _, intensity = heuristics.crux_plan(inst)
+    assert [cut.solution.priority[j] for j in inst.ids] == pytest.approx(intensity.tolist())
+    assert cut.solution.path == free.solution.path  # path selection always completes
+
+
+def test_crux_without_a_limit_is_unchanged():
+    from fabricopt.heuristics import crux as heuristics
+
+    inst = fabricopt.generate("crux", seed=3, jobs=8, tors=4)
+    r = fabricopt.solve(inst, "crux", time_limit=600.0, seed=5)
+    assert r.solution == heuristics.crux(inst, seed=5) == heuristics.crux(inst, seed=5,
+                                                                         time_limit=None)
+    assert "time_limit_exceeded" not in r.info
+
+
+@pytest.mark.parametrize("method", ["sincronia", "varys"])
+def test_ranked_baselines_honour_a_time_limit(method):
+    from fabricopt.solvers.registry import get_method
+
+    assert get_method("crux", method).honours_time_limit
+    inst = fabricopt.generate("crux", seed=0, jobs=8, tors=4)
+    free = fabricopt.solve(inst, method)
+    assert free.info["corrections"] == free.info["corrections_total"] > 1
+    assert "time_limit_exceeded" not in free.info
+    assert fabricopt.solve(inst, method, time_limit=600.0).solution == free.solution
+    cut = fabricopt.solve(inst, method, time_limit=1e-9)
+    assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
+    assert cut.info["corrections"] == 0 and "k_j replayed for 0 of" in cut.info["time_limit_exceeded"]
+
+
+def test_priorities_crux_honours_a_time_limit():
+    from fabricopt.heuristics.compression import compress_instance
+    from fabricopt.solvers.registry import get_method
+
+    assert get_method("priorities", "crux").honours_time_limit
+    inst = fabricopt.generate("priorities", seed=1, jobs=30, levels=3)
+    free = fabricopt.solve(inst, "crux", seed=4)
+    assert free.solution == compress_instance(inst, seed=4) and free.info["orders_tried"] == 10
+    assert "time_limit_exceeded" not in free.info
+    cut = fabricopt.solve(inst, "crux", seed=4, time_limit=1e-9)
+    assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
+    assert cut.info["orders_tried"] == 1 and "1 of 10 BFS orders" in cut.info["time_limit_exceeded"]
+    assert cut.solution == compress_instance(inst, seed=4, orders=1)

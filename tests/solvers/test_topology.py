@@ -63,3 +63,42 @@ def test_cli_generate_pipe_solve_and_check(tmp_path):
     code, out, err = run("solve", "-", "--method", "topoopt", "--option", "mp_degree=0",
                          stdin=inst)
     assert code == 2 and "mp_degree = 0: leaves 3 interfaces for AllReduce" in err
+
+
+def test_topoopt_honours_a_time_limit_and_says_it_cut_the_search():
+    inst = generate(seed=0, servers=16, degree=6)
+    from fabricopt.solvers.registry import get_method
+
+    assert get_method("topology", "topoopt").honours_time_limit
+    cut = fabricopt.solve(inst, "topoopt", time_limit=1e-9)
+    free = fabricopt.solve(inst, "topoopt")
+    assert free.info["candidates_total"] > 1 and "time_limit_exceeded" not in free.info
+    assert free.info["candidates_scored"] == free.info["candidates_total"]
+    # a tiny limit still builds the first candidate, the paper's allocation
+    assert cut.status == "feasible" and fabricopt.check(inst, cut.solution)
+    assert cut.info["candidates_scored"] == 1
+    assert cut.info["candidates_total"] == free.info["candidates_total"]
+    assert "stopped after 1 of" in cut.info["time_limit_exceeded"]
+    paper = fabricopt.solve(inst, "topoopt", candidates=False)
+    assert cut.solution == paper.solution
+    assert free.objective <= cut.objective * (1 + 1e-12)
+
+
+def test_topoopt_without_a_limit_is_unchanged():
+    from fabricopt.heuristics.topoopt import topoopt
+
+    inst = generate(seed=2, servers=16, degree=8)
+    r = fabricopt.solve(inst, "topoopt", time_limit=600.0)
+    assert r.solution == topoopt(inst) == topoopt(inst, time_limit=None)
+    assert "time_limit_exceeded" not in r.info
+
+
+def test_milp_warm_start_gets_the_time_limit():
+    # the topoopt warm start stops at the deadline too, so a tiny limit returns its
+    # first candidate (the paper's allocation) instead of running every candidate
+    from fabricopt.heuristics.topoopt import topoopt
+
+    inst = generate(seed=0, servers=16, degree=6)
+    r = fabricopt.solve(inst, "milp", time_limit=1e-9)
+    assert r.status == "feasible" and "time_limit_exceeded" in r.info
+    assert r.solution == topoopt(inst, candidates=False)
