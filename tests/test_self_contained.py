@@ -20,16 +20,24 @@ def _texts():
     return [p for p in paths if p.is_file() and p != Path(__file__)]
 
 
-def test_nothing_points_outside_the_checkout():
+def _lines_matching(paths, pattern) -> list[str]:
+    """``path:line: text`` for every line of ``paths`` (except this file) ``pattern`` finds."""
     found = []
-    for path in _texts():
+    for path in paths:
+        if path == Path(__file__) or not path.is_file():
+            continue
         try:
             text = path.read_text()
         except UnicodeDecodeError:
             continue
         for n, line in enumerate(text.splitlines(), 1):
-            if OUTSIDE.search(line):
+            if pattern.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    return found
+
+
+def test_nothing_points_outside_the_checkout():
+    found = _lines_matching(_texts(), OUTSIDE)
     assert not found, "\n".join(found)
 
 
@@ -43,17 +51,7 @@ def test_no_tracked_file_cites_the_developer_notes():
                              capture_output=True, check=False)
     names = tracked.stdout.decode().split("\0") if tracked.returncode == 0 else []
     paths = [ROOT / n for n in names if n] or _texts()   # outside git (an sdist): every text
-    found = []
-    for path in paths:
-        if path == Path(__file__) or not path.is_file():
-            continue
-        try:
-            text = path.read_text()
-        except UnicodeDecodeError:
-            continue
-        for n, line in enumerate(text.splitlines(), 1):
-            if NOTES.search(line):
-                found.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    found = _lines_matching(paths, NOTES)
     assert not found, "\n".join(found)
 
 
