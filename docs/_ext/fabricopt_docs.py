@@ -155,10 +155,20 @@ class ExportColumnsDirective(Directive):
         for kind, method in EXPORTABLE:
             model = build_model(fabricopt.generate(kind, seed=1, **self.SMALL[kind]), method)
             families = {}
-            for v in model.problem.variables():
-                family = (v.name.split("_(")[0] if "_(" in v.name
-                          else re.sub(r"(_\d+)+$", "", v.name))
-                families.setdefault(family, (portable_name(v.name), v.cat))
+            problem = model.problem
+            if hasattr(problem, "blocks"):   # a SparseModel: one family per block
+                arrays = problem.arrays()
+                integer = set(arrays.integer.tolist())
+                for block in problem.blocks.values():
+                    if block.size:
+                        cat = "Integer" if block.start in integer else "Continuous"
+                        families.setdefault(block.name,
+                                            (portable_name(arrays.names[block.start]), cat))
+            else:                            # a PuLP problem
+                for v in problem.variables():
+                    family = (v.name.split("_(")[0] if "_(" in v.name
+                              else re.sub(r"(_\d+)+$", "", v.name))
+                    families.setdefault(family, (portable_name(v.name), v.cat))
             for family, (example, cat) in families.items():
                 lines += [f"   * - ``{kind}`` / ``{method}``", f"     - ``{family}``",
                           f"     - {cat.lower()}", f"     - ``{example}``"]

@@ -39,7 +39,8 @@ References
 ----------
 .. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.2 (hybrid parallelism, Algorithm 1),
    §4.2 (MP/DP search), footnote 1 (ring AllReduce moves 2M per worker).
-.. [2] notes/sipml.md §1.5-1.6 (how RostAM estimates iteration time).
+.. [2] fabricopt docs, *Departures*, sipml-1.5 and sipml-1.6 (how RostAM estimates
+   iteration time).
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Prices are per 100 Gbps of port speed and scale linearly with it: a 400 Gbps por
 costs four 100 Gbps ones (TopoOpt App. G builds fast links from several 100 G ports
 when that is cheaper). The optical figures come from TopoOpt App. B; the electrical
 ones are **our assumptions** — order-of-magnitude 2022 street prices — because the
-per-component dollar figures of TopoOpt App. G could not be recovered
-(notes/topoopt.md §6). Every price is a field: pass your own :class:`Prices`.
+per-component dollar figures of TopoOpt App. G could not be recovered (fabricopt docs,
+*Departures*, topoopt-6). Every price is a field: pass your own :class:`Prices`.
 
 References
 ----------

@@ -435,9 +435,9 @@ def _gpt3_175b(batch, *, gpu_flops=DEFAULT_GPU_FLOPS):
 
 
 #: The workloads ``fabricopt compare`` knows. Global batches: ResNet-50 8192 and the
-#: Transformer / Megatron 1024 follow SiP-ML's runs (notes/sipml.md §1.6, §5); GPT-3
-#: 175B 1536 sequences (3.2 M tokens, Brown et al. Table 2.1); BERT-large 1024
-#: sequences, VGG-16 and DLRM are ours.
+#: Transformer / Megatron 1024 follow SiP-ML's runs (SiP-ML §4.2; fabricopt docs,
+#: *Departures*, sipml-1.6); GPT-3 175B 1536 sequences (3.2 M tokens, Brown et al.
+#: Table 2.1); BERT-large 1024 sequences, VGG-16 and DLRM are ours.
 WORKLOADS = {w.name: w for w in (
     Workload("resnet50", resnet50, 8192, "ResNet-50, 25.6M parameters, batch 8192 (SiP-ML)"),
     Workload("vgg16", vgg16, 1024, "VGG-16, 138M parameters, batch 1024"),

@@ -14,7 +14,8 @@ which maximizes ``min c_ij / T̂_ij``, i.e. minimizes the longest transfer time
 References
 ----------
 .. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, Appendix A.2; the authors' RostAM
-   ``OCSInterconnect::setup_optimal_solver_singleshot`` (notes/sipml.md §3).
+   ``OCSInterconnect::setup_optimal_solver_singleshot`` (fabricopt docs, *Departures*,
+   sipml-3).
 """
 
 from __future__ import annotations

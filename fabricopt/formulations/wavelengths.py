@@ -7,16 +7,18 @@ demanded pair is served) and at most W lightpaths sourced and sunk per node.
 
 - :func:`build` — the schedule: a binary per lightpath (pair, direction, wavelength)
   within reach; no two lightpaths on one (direction, segment, wavelength).
-- :func:`build_count` — SiP-ML's own ILP (notes/sipml.md §2.2): an integer count per
-  pair and direction, at most W per (direction, segment), no wavelength identities.
-  Its LP relaxation (``integer=False``) is the flow problem of the ``mcf`` method.
+- :func:`build_count` — SiP-ML's own ILP (fabricopt docs, *Departures*, sipml-2.2):
+  an integer count per pair and direction, at most W per (direction, segment), no
+  wavelength identities. Its LP relaxation (``integer=False``) is the flow problem of
+  the ``mcf`` method.
 
 Both are assembled as sparse matrices (:class:`~fabricopt.milp.SparseModel`).
 
 References
 ----------
 .. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.3 and Appendix A.1; the authors'
-   RostAM ``RingInterconnect::setup_ilp_solver`` (notes/sipml.md §2.2).
+   RostAM ``RingInterconnect::setup_ilp_solver`` (fabricopt docs, *Departures*,
+   sipml-2.2).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ programming, and keeps the best over ``m`` random BFS topological orders.
 The baselines ignore the DAG and cut the priority ranking: Sincronia-style (the top
 K-1 jobs get their own levels, the rest share the lowest) and Varys-style (K
 contiguous blocks of near-equal size). The paper defines them only by its Figure 13;
-the general rules are notes/crux.md §3.4's.
+the general rules are ours (fabricopt docs, *Departures*, crux-3.4).
 
 References
 ----------
@@ -332,7 +332,7 @@ def compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int, *,
 
     Examples
     --------
-    Figure 13 (notes/crux.md §3.3): intensities (4, 3, 2, 1), edges J1->J2, J3->J4.
+    Figure 13 (*Departures*, crux-3.3): intensities (4, 3, 2, 1), edges J1->J2, J3->J4.
 
     >>> value, level = compress(4, [(0, 1, 4.0), (2, 3, 2.0)], 2)
     >>> value, level.tolist()

@@ -36,7 +36,8 @@ __all__ = ["fastest_paths", "link_bytes", "bottleneck_time", "gpu_intensity", "s
            "crux_plan", "crux", "crux_search", "ranked_plan", "ranked_search", "ecmp",
            "compress", "K_MAX", "COMPRESSIONS"]
 
-#: The correction factor of a job that should always precede the reference (notes §2.2).
+#: The correction factor of a job that should always precede the reference
+#: (fabricopt docs, *Departures*, crux-2.2).
 K_MAX = 1e6
 
 # The replay window, in standalone periods of the slower job: 60 is a multiple of every
@@ -118,8 +119,8 @@ def select_paths(instance: CruxInstance, *, load: str = "utilization"
 
     Jobs are ranked by intensity on their fastest paths (tie: id). Each flow of a job
     in turn takes the candidate path minimizing, lexicographically, the resulting
-    bottleneck load on the path, then its total load, then the path index (notes §1's
-    deterministic rule), and the chosen path's load grows.
+    bottleneck load on the path, then its total load, then the path index (fabricopt
+    docs, *Departures*, crux-1), and the chosen path's load grows.
 
     Parameters
     ----------
@@ -127,7 +128,7 @@ def select_paths(instance: CruxInstance, *, load: str = "utilization"
     load : {"utilization", "time", "jobs", "intensity"}
         What a link's load counts. ``"utilization"`` (the default, ours): the fraction
         of time the flows keep it busy, each flow's link time over its job's standalone
-        iteration. ``"time"``: link seconds per iteration, notes §1's literal rule; it
+        iteration. ``"time"``: link seconds per iteration, the literal reading of §4.1; it
         adds up seconds of jobs with different iteration lengths, so a short-iteration
         job looks light although it holds the link as often (on the §4.4
         microbenchmark it loses about half a point of utilization on average and up to
@@ -188,7 +189,8 @@ def select_paths(instance: CruxInstance, *, load: str = "utilization"
 
 def reference_job(instance: CruxInstance, path: Mapping[str, Sequence[int]]) -> int | None:
     """The reference job of §4.2: most bytes per iteration summed over links, then the
-    longest bottleneck time, then the smallest id (notes §2.1); None without traffic."""
+    longest bottleneck time, then the smallest id (fabricopt docs, *Departures*,
+    crux-2.1); None without traffic."""
     volume = [sum(m.values()) for m in link_bytes(instance, path)]
     t = bottleneck_time(instance, path)
     candidates = [j for j in range(len(instance.jobs)) if volume[j] > 0]
@@ -210,11 +212,11 @@ def correction_factor(instance: CruxInstance, job: int, reference: int,
 
     Each job needs ``t[j]`` seconds of exclusive link time per iteration. ``dS_j`` is the
     link time job j gains by going first, measured after a warm-up of 10 and over a
-    window of ``window_iterations`` standalone periods of the slower job (notes §2.2:
-    60 makes the window a whole number of hyperperiods whenever the steady-state
-    periods are simple fractions of that period, as in Example 1).
-    Link time is read off the compute each job does (``t_j`` per ``compute_s_j``), the
-    work form the notes prefer.
+    window of ``window_iterations`` standalone periods of the slower job (fabricopt docs,
+    *Departures*, crux-2.2: 60 makes the window a whole number of hyperperiods whenever
+    the steady-state periods are simple fractions of that period, as in Example 1).
+    Link time is read off the compute each job does (``t_j`` per ``compute_s_j``), i.e.
+    k_j in work units.
 
     Parameters
     ----------
@@ -224,7 +226,7 @@ def correction_factor(instance: CruxInstance, job: int, reference: int,
     t : sequence of float
         Bottleneck times (:func:`bottleneck_time` under the chosen paths).
     jitter : float
-        Per-iteration compute jitter of the replay (notes §2.4 use 0.1 to expose the
+        Per-iteration compute jitter of the replay (crux-2.4 uses 0.1 to expose the
         phase effects of Example 2; 0 keeps it deterministic and cheap).
     replays : int
         Seeds averaged when ``jitter > 0``.
@@ -312,8 +314,8 @@ def crux_plan(instance: CruxInstance, *, load: str = "utilization", jitter: floa
               replays: int = 20) -> tuple[dict, np.ndarray, np.ndarray]:
     """Crux's paths and priorities: ``(path, priority P_j = k_j I_j, intensity I_j)``.
 
-    Intensities are recomputed on the chosen paths (notes §1). A job without flows
-    contends with nobody; it gets priority and intensity 0.
+    Intensities are recomputed on the chosen paths (fabricopt docs, *Departures*, crux-1).
+    A job without flows contends with nobody; it gets priority and intensity 0.
     """
     return _plan(instance, load=load, jitter=jitter, replays=replays)[:3]
 

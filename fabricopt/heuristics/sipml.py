@@ -23,7 +23,8 @@ the data-parallel ring is ``max_peers``.
 References
 ----------
 .. [1] M. Khani et al., "SiP-ML: High-Bandwidth Optical Network Interconnects for
-   Machine Learning Training", SIGCOMM 2021, §3.2 and §4.2; notes/sipml.md §1.
+   Machine Learning Training", SIGCOMM 2021, §3.2 and §4.2; fabricopt docs,
+   *Departures*, sipml-1.
 """
 
 from __future__ import annotations
@@ -85,8 +86,8 @@ def balance(op_graph: OpGraph, tau_s: float, k: int, *, max_peers: int | None = 
     References
     ----------
     .. [1] SiP-ML §3.2 (i) "Partitioning" and Fig. 4(b); RostAM ``OpPartitionerAttribute``
-       (notes/sipml.md §1.1). RostAM's τ is 1 µs (or 0 through an integer truncation);
-       we use the τ passed in.
+       (fabricopt docs, *Departures*, sipml-1.1). RostAM's τ is 1 µs (or 0 through an
+       integer truncation); we use the τ passed in.
 
     Examples
     --------
@@ -141,9 +142,9 @@ def feasible_set(parent_gpus: Iterable[int], k: int, degree: int) -> list[int]:
     Notes
     -----
     The authors' code treats a wrapping parent set such as {0, 7} as unconstrained and an
-    empty intersection as "all GPUs" (notes/sipml.md §1.3); both break the degree bound,
-    and neither is copied. For {0, 7} with k = 8, D = 3 the windows are {0, 1, 2} and
-    {7, 0, 1}, so the answer is {0, 1} (the notes' table says {7, 0, 1}, which would let
+    empty intersection as "all GPUs" (fabricopt docs, *Departures*, sipml-1.3); both
+    break the degree bound, and neither is copied. For {0, 7} with k = 8, D = 3 the
+    windows are {0, 1, 2} and {7, 0, 1}, so the answer is {0, 1} ({7, 0, 1} would let
     GPU 0 send to GPU 7, seven hops back).
 
     Examples
@@ -523,7 +524,7 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
     References
     ----------
     .. [1] SiP-ML, SIGCOMM 2021, §3.2 "Placement" and Algorithm 1, §4.2 (the search
-       over k); notes/sipml.md §1.3-1.4.
+       over k); fabricopt docs, *Departures*, sipml-1.3 and sipml-1.4.
 
     Examples
     --------

@@ -9,7 +9,8 @@ References
 ----------
 .. [1] W. Wang et al., "TopoOpt", NSDI 2023 (arXiv 2202.00433), §5 and Appendix D
    (OCS-reconfig); the artifact's ``DemandHeuristicNetworkOptimizer`` in
-   Flasew/ffsim-opera ``src/clos/dyn_net_sch.cpp`` (notes/topoopt.md §4.1).
+   Flasew/ffsim-opera ``src/clos/dyn_net_sch.cpp`` (fabricopt docs, *Departures*,
+   topoopt-4.1).
 """
 
 from __future__ import annotations

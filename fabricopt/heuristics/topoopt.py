@@ -9,7 +9,7 @@ union is a low-diameter circulant; servers that are not adjacent reach each othe
 writing the offset as a sum of jumps (CoinChangeMod). Model-parallel traffic gets the
 remaining interfaces by repeated maximum-weight matching.
 
-We implement the paper's intent (notes/topoopt.md), not the artifact's bugs: the degree
+We implement the paper's intent, not the artifact's bugs: the degree
 is split between AllReduce and MP in proportion to their bytes (the artifact gives all
 of it to AllReduce; ``mp_degree=0`` reproduces that), AllReduce degree is split over the
 groups in proportion to their bytes (the artifact's formula is inverted), matching
@@ -68,7 +68,7 @@ def totient_perms(n: int) -> list[int]:
 
     References
     ----------
-    TopoOpt §4.3 and Appendix D; notes/topoopt.md §1.1.
+    TopoOpt §4.3 and Appendix D; fabricopt docs, *Departures*, topoopt-1.1.
 
     Examples
     --------
@@ -112,7 +112,8 @@ def select_permutations(candidates: Sequence[int], m: int, *, bidirectional: boo
 
     References
     ----------
-    TopoOpt Appendix D; the artifact's ``SpMulMat::choose_n_geo`` (notes/topoopt.md §1.3).
+    TopoOpt Appendix D; the artifact's ``SpMulMat::choose_n_geo`` (fabricopt docs,
+    *Departures*, topoopt-1.3).
 
     Examples
     --------
@@ -230,7 +231,8 @@ def coin_change_mod(n: int, coins: Sequence[int], *, bidirectional: bool = True,
 
     References
     ----------
-    TopoOpt Appendix D; the artifact's ``SpMulMat::all_coin_change`` (notes/topoopt.md §2).
+    TopoOpt Appendix D; the artifact's ``SpMulMat::all_coin_change`` (fabricopt docs,
+    *Departures*, topoopt-2).
 
     Examples
     --------
@@ -508,7 +510,8 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
 
     References
     ----------
-    TopoOpt §4.2; the artifact's ``generate_mp_matching`` (notes/topoopt.md §3.2, step 3).
+    TopoOpt §4.2; the artifact's ``generate_mp_matching`` (fabricopt docs, *Departures*,
+    topoopt-3.2).
 
     Examples
     --------
@@ -675,7 +678,8 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
 
     References
     ----------
-    TopoOpt §4.2 (TopologyFinder), §4.3 and Appendix D; notes/topoopt.md §3 and §4.2.
+    TopoOpt §4.2 (TopologyFinder), §4.3 and Appendix D; fabricopt docs, *Departures*,
+    topoopt-3 and topoopt-4.2.
 
     Examples
     --------

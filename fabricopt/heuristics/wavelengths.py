@@ -9,8 +9,8 @@ The LP half of ``mcf`` (fractional lightpath counts) is a formulation; the wirin
 
 References
 ----------
-.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.3 and Appendix A.1; notes/sipml.md
-   §2.3 (the authors' ``RingInterconnect::allocate_episode_bw_mcf``).
+.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.3 and Appendix A.1; the authors'
+   ``RingInterconnect::allocate_episode_bw_mcf`` (fabricopt docs, *Departures*, sipml-2.3).
 .. [2] A. Tucker, "Coloring a family of circular arcs", SIAM J. Appl. Math. 29(3),
    1975 (circular arcs of load L need at most 2L-1 colours).
 """
@@ -460,7 +460,7 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     Notes
     -----
     [R]'s version writes its rounded allocation nowhere and offsets ccw segments by
-    ``n - offset`` instead of ``n + offset`` (notes/sipml.md §2.3); here arcs come from
+    ``n - offset`` instead of ``n + offset`` (*Departures*, sipml-2.3); here arcs come from
     :func:`~fabricopt.problems.wavelengths.arc`, the same map the checker uses.
 
     Examples

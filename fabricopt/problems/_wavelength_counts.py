@@ -2,7 +2,8 @@
 proofs it gives.
 
 The relaxation counts lightpaths per pair and fiber under per-segment capacity W and
-transceiver limits, forgetting which wavelength each one takes (notes/sipml.md §2.2).
+transceiver limits, forgetting which wavelength each one takes (fabricopt docs,
+*Departures*, sipml-2.2).
 Every schedule's counts satisfy it, so its optimum bounds the longest transfer time from
 below, and an instance it cannot serve has no schedule.
 """
@@ -142,7 +143,7 @@ def require_feasible(instance: WavelengthsInstance) -> None:
 def count_bound(instance: WavelengthsInstance) -> float:
     """A lower bound on the longest transfer time: SiP-ML's count relaxation, fast.
 
-    SiP-ML's ILP (notes/sipml.md §2.2) counts lightpaths per pair and direction under
+    SiP-ML's ILP (*Departures*, sipml-2.2) counts lightpaths per pair and direction under
     per-segment capacity W and transceiver limits, without wavelength continuity.
     For a candidate per-lightpath load ``u`` every pair needs
     ``max(1, ceil(T_ij/u))`` lightpaths; feasibility is monotone in ``u`` and the

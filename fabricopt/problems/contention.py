@@ -198,7 +198,8 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     jitter : float
         Each iteration's compute time is ``compute_s * (1 + u)``, ``u`` uniform in
         ``[-jitter, jitter]`` (0, the default, is the deterministic model of §5.6).
-        Used by the correction-factor replay of notes/crux.md §2.4, never by ``evaluate``.
+        Used by the correction-factor replay (fabricopt docs, *Departures*, crux-2.4),
+        never by ``evaluate``.
     seed : int
         Seed of the jitter (job ``j`` draws from its own stream ``(seed, j)``).
     trace : bool
@@ -227,8 +228,8 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
 
     Examples
     --------
-    Crux Example 1 (notes/crux.md §2.3): one 8 Gbps link, Job 1 computes 2 s and
-    sends 2 s, Job 2 computes 1 s and sends 1 s, 10 GPUs each.
+    Crux Example 1 (Fig. 11; fabricopt docs, *Departures*, crux-2.3): one 8 Gbps link,
+    Job 1 computes 2 s and sends 2 s, Job 2 computes 1 s and sends 1 s, 10 GPUs each.
 
     >>> j1 = SimJob(10, 2.0, 1.0, 1, ((2e9, ("l",)),))
     >>> j2 = SimJob(10, 1.0, 1.0, 0, ((1e9, ("l",)),))

@@ -7,10 +7,10 @@ objective, maximized, is the GPU utilization that the fluid contention simulator
 
 A solution is feasible when its levels are a valid compression of its priorities:
 for every two jobs whose chosen paths share a link and whose priorities differ, the
-higher-priority job is not on a lower level (notes/crux.md §3.1). Jobs of *equal*
-priority may sit on any levels: the simulator reads only paths and levels, and a tie
-orders nothing (docs/formats.rst, crux). Any level assignment is feasible with
-``priority = level``.
+higher-priority job is not on a lower level (Crux §4.3; fabricopt docs, *Departures*,
+crux-3.1). Jobs of *equal* priority may sit on any levels: the simulator reads only
+paths and levels, and a tie orders nothing (docs/formats.rst, crux). Any level
+assignment is feasible with ``priority = level``.
 
 References
 ----------

@@ -555,7 +555,7 @@ def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, m
     References
     ----------
     .. [1] SiP-ML, SIGCOMM 2021, §3.2 (i) and Fig. 4(b); RostAM
-       ``OpPartitionerAttribute`` (notes/sipml.md §1.1).
+       ``OpPartitionerAttribute`` (fabricopt docs, *Departures*, sipml-1.1).
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Lower bounds on the optimal makespan of a ``placement`` instance.
 
-Every function here returns a value that no feasible placement (DESIGN.md §5.1) beats:
+Every function here returns a value that no feasible placement (docs/formats.rst, placement) beats:
 ops without compute may share a GPU's time, a dependency between ops on one GPU costs
 no transfer, and only dependencies of bytes > 0 count towards ``max_peers``. They use
 numpy and one pass over the DAG, so every heuristic can report them.

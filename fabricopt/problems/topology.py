@@ -641,8 +641,8 @@ def lower_bound(instance: TopologyInstance) -> float:
 
 def _strided_or_random_group(rng: np.random.Generator, n: int) -> list[int]:
     """An AllReduce group of a split operator: TopoOpt places an operator split g ways on a
-    residue class {s, s+n/g, ...} (notes/topoopt.md §1.2); without a proper divisor of n,
-    a random subset."""
+    residue class {s, s+n/g, ...} (fabricopt docs, *Departures*, topoopt-1.2); without a
+    proper divisor of n, a random subset."""
     sizes = [g for g in range(2, n) if n % g == 0]
     if sizes:
         g = int(rng.choice(sizes))

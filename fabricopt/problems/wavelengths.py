@@ -424,10 +424,11 @@ def generate(seed: int = 0, nodes: int = 16, wavelengths: int = 8, max_hops: int
     """A feasible hybrid model/data-parallel traffic matrix on a SiP-Ring.
 
     The nodes form model-parallel groups of ``group`` consecutive GPUs (the last one
-    may be shorter). As SiP-ML's placement does (notes/sipml.md §1.3), each GPU sends
-    activations to some of the ``mp_peers`` GPUs after it in its group, cyclically —
-    ring-local traffic — and exchanges gradients with its data-parallel replica
-    ``group`` positions further on the ring. Sizes are log-normal around
+    may be shorter). As SiP-ML's placement does (SiP-ML §3.2; fabricopt docs,
+    *Departures*, sipml-1.3), each GPU sends activations to some of the ``mp_peers``
+    GPUs after it in its group, cyclically — ring-local traffic — and exchanges
+    gradients with its data-parallel replica ``group`` positions further on the ring.
+    Sizes are log-normal around
     ``mean_bytes`` (model parallel) and ``4*mean_bytes`` (data parallel).
     Demands are then admitted in random order only if a lightpath for them still fits
     on the first ``W - W // 8`` wavelengths, so every generated instance has a

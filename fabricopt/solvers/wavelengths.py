@@ -67,9 +67,10 @@ def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0, backend: str 
 
     Notes
     -----
-    The flow problem is the one of notes/sipml.md §2.3 — chords for demanded pairs
-    around each fiber, at most W per segment — over both fibers at once, with the
-    transceiver rows that couple them. Its objective departs from the authors' code:
+    The flow problem is the one of the authors' min-cost flow (fabricopt docs,
+    *Departures*, sipml-2.3) — chords for demanded pairs around each fiber, at most W
+    per segment — over both fibers at once, with the transceiver rows that
+    couple them. Its objective departs from the authors' code:
     [R] minimizes ``sum -f_ij / T̂_ij``, which pays most for the *smallest* transfers
     and can leave the largest one a single lightpath; we maximize the normalized
     rate ``t`` (the LP relaxation of SiP-ML's own ILP, the paper's objective) and then

@@ -51,7 +51,8 @@ def test_example2_deterministic_replay_ties():
 
 
 def test_example2_jittered_replay_puts_the_hidden_job_second():
-    """notes §2.4: with ±10 % compute jitter k_1 is about 0.62, so Job 2 goes first."""
+    """docs/departures.rst, crux-2.4: with ±10 % compute jitter k_1 is about 0.62, so Job 2
+    goes first."""
     k1 = correction_factor(EXAMPLE2, 0, 1, [1.0, 3.0], jitter=0.1, replays=20)
     assert 0.5 < k1 < 0.7
 
@@ -91,7 +92,7 @@ def test_path_selection_spreads_the_most_intense_jobs():
 def test_utilization_load_sees_short_iterations_as_busy():
     # B (most intense) takes agg0, A takes agg1. A sends little but every 0.12 s (17 % of
     # the link's time); B sends 4x more per iteration but every 1.08 s (7 %). C joins B
-    # under the utilization rule and A under notes §1's literal link-seconds rule.
+    # under the utilization rule and A under the literal link-seconds rule (crux-1).
     links = {e: 100.0 for e in ("tor0-agg0", "tor0-agg1", "agg0-tor1", "agg1-tor1")}
     paths = [["tor0-agg0", "agg0-tor1"], ["tor0-agg1", "agg1-tor1"]]
     inst = CruxInstance(2, links, [

@@ -1,5 +1,5 @@
 """SiP-ML's placement heuristics against the paper's worked example, the window oracle
-of notes/sipml.md §5, and properties on random instances."""
+of docs/departures.rst (sipml-5), and properties on random instances."""
 
 import pytest
 from hypothesis import given, settings, strategies as st

@@ -1,4 +1,5 @@
-"""TopoOpt's building blocks against notes/topoopt.md's oracles, sympy and networkx."""
+"""TopoOpt's building blocks against the oracles of docs/departures.rst (topoopt-6),
+sympy and networkx."""
 
 import math
 
@@ -120,7 +121,7 @@ def test_notes_coin_hop_tables(n, coins, hops):
 def test_notes_circulant_table(n, d, diameter, mean):
     jumps = select_permutations(totient_perms(n), d // 2)
     assert circulant_diameter(n, jumps) == diameter
-    # the notes round to as many decimals as they print
+    # the table rounds to as many decimals as it prints
     assert round(circulant_mean_hops(n, jumps), len(mean.split(".")[1])) == float(mean)
 
 

@@ -14,7 +14,8 @@ LINK = {"l": 8.0}   # 8 Gbps: 1e9 bytes take 1 s
 
 
 def example1(level1, level2, warmup=120.0, window=60.0):
-    """Crux Example 1 (notes/crux.md §2.3): 10 GPUs each, compute = send = 2 s and 1 s."""
+    """Crux Example 1 (Fig. 11; docs/departures.rst, crux-2.3): 10 GPUs each, compute =
+    send = 2 s and 1 s."""
     jobs = [SimJob(10, 2.0, 1.0, level1, ((2e9, ("l",)),)),
             SimJob(10, 1.0, 1.0, level2, ((1e9, ("l",)),))]
     return simulate(LINK, jobs, warmup, window)
@@ -43,13 +44,15 @@ def test_example1_link_seconds_and_intensity_integral(levels, link_s, intensity_
 
 
 def test_example1_cold_start_window_is_the_documented_pitfall():
-    # notes §2.2: measuring [0, 12) from a cold start gives 41.7 % and 45.8 %.
+    # docs/departures.rst, crux-2.2: measuring [0, 12) from a cold start gives 41.7 % and
+    # 45.8 %.
     assert utilization(example1(1, 0, 0.0, 12.0), [10, 10]) == pytest.approx(5 / 12)
     assert utilization(example1(0, 1, 0.0, 12.0), [10, 10]) == pytest.approx(11 / 24)
 
 
 def example2(level1, level2, warmup, window, **kw):
-    """Crux Example 2 (notes §2.4): overlap 0.5; Job 1 2 GPUs, Job 2 12 GPUs."""
+    """Crux Example 2 (Fig. 12; docs/departures.rst, crux-2.4): overlap 0.5; Job 1 2 GPUs,
+    Job 2 12 GPUs."""
     jobs = [SimJob(2, 4.0, 0.5, level1, ((1e9, ("l",)),)),
             SimJob(12, 2.0, 0.5, level2, ((3e9, ("l",)),))]
     return simulate(LINK, jobs, warmup, window, **kw)
