@@ -219,18 +219,18 @@ def test_simulation_work_is_bounded_in_evaluate_and_check(factor, tmp_path):
 
     data = generate(0, jobs=5).to_dict()
     data["jobs"][0]["compute_s"] *= factor
-    inst = CruxInstance.from_dict(data)
-    solution = ecmp(inst)
-    with pytest.raises(InvalidInstance, match=r"^\(warmup_s \+ window_s\) / iteration of job "
-                                              r"'j[1-4][^']*' = [0-9.e+]+: simulating") as err:
-        evaluate(inst, solution)
+    # Refused at load by the instance's own span check (problems/crux.py), or, for an
+    # instance built otherwise, by the simulator's event cap: either way one line.
+    with pytest.raises(InvalidInstance, match=r"iterations to simulate|iteration of job") as err:
+        inst = CruxInstance.from_dict(data)
+        evaluate(inst, ecmp(inst))
     assert "\n" not in str(err.value)
     (tmp_path / "i.json").write_text(json.dumps(data))
-    (tmp_path / "s.json").write_text(json.dumps(solution.to_dict()))
+    (tmp_path / "s.json").write_text(json.dumps(ecmp(generate(0, jobs=5)).to_dict()))
     done = subprocess.run([sys.executable, "-m", "fabricopt", "check", str(tmp_path / "i.json"),
                            str(tmp_path / "s.json")], capture_output=True, text=True,
                           timeout=120)
-    assert done.returncode == 2 and "iteration of job" in done.stderr
+    assert done.returncode == 2 and "iteration" in done.stderr and done.stderr.count("\n") == 1
     assert len(done.stderr.strip().splitlines()) == 1
 
 
