@@ -83,7 +83,7 @@ def test_dask_executor_without_dask_is_one_line(tmp_path, capsys, monkeypatch):
                    "(pip install 'fabricopt[dask]')\n")
 
 
-def _wait_for(predicate, timeout_s=60.0):
+def _wait_for(predicate, timeout_s=300.0):  # generous: a loaded machine starts slowly
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if predicate():
@@ -115,7 +115,7 @@ def test_ctrl_c_keeps_finished_runs_and_kills_the_running_one(tmp_path, plugin, 
             os.kill(proc.pid, signal.SIGINT)
         else:  # what a terminal's Ctrl-C does
             os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=180)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
