@@ -1,7 +1,8 @@
 """The ``fabricopt`` command.
 
 Exit codes: 0 success (for ``check``: feasible), 1 a failed outcome (``check``:
-infeasible; ``solve``: status ``error``), 2 bad input — printed as one line on stderr.
+infeasible; ``solve``: status ``error``), 2 bad input — printed as one line on stderr, 130 interrupted, 141 the reader of standard
+output went away.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import inspect
 import json
 import logging
+import os
 import sys
 from typing import Sequence
 
@@ -657,6 +659,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fabricopt: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``fabricopt schema KIND | head``): stop quietly, as a
+        # command killed by SIGPIPE would, and keep Python's exit flush from failing too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
     parser.error(f"unknown command {args.command!r}")
     return 2
 
