@@ -42,6 +42,7 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.methods",
             "fabricopt.benchmarks.experiments.circuits",
             "fabricopt.benchmarks.experiments.wavelengths",
+            "fabricopt.benchmarks.experiments.topology",
             )
 
 
