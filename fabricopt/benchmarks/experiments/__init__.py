@@ -43,6 +43,7 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.circuits",
             "fabricopt.benchmarks.experiments.wavelengths",
             "fabricopt.benchmarks.experiments.topology",
+            "fabricopt.benchmarks.experiments.priorities",
             )
 
 
