@@ -176,7 +176,8 @@ def test_quick_variant_runs_and_renders(name, tmp_path):
     assert list(tmp_path.glob("*.csv"))
 
 
-@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt"])
+@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "circuits", "wavelengths",
+                                  "topology", "priorities"])
 def test_benchmarks_md_paper_sections_carry_the_command_that_made_them(name):
     from pathlib import Path
 
