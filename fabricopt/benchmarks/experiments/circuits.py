@@ -13,7 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import Experiment, markdown_table, register_experiment, write_csv
-from .comparisons import compare_spec, fmt_pct, fmt_s, method_stats, records_of
+from .comparisons import (CPU_NOTE, compare_spec, fmt_pct, fmt_s,
+                          method_stats, records_of)
 
 KIND = "circuits"
 
@@ -78,8 +79,8 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                   f"({_sizes('skewed', quick)})", "",
                   f"`milp` proved {len(proved)}/{len(records)}; optimum / the kind's cheap "
                   f"bound: " + (f"{min(ratios):.3f}-{max(ratios):.3f}" if ratios else "-") + ".",
-                  "", markdown_table(["method", "instances", "mean gap", "max gap", "at the optimum",
-                                      "median CPU s"], body), ""]
+                  "", markdown_table(["method", "instances", "mean gap", "max gap",
+                                      "at the optimum", "median CPU s"], body), ""]
         csv_rows += [["skewed", r["seed"], m, r[m]["status"], r[m]["value"], r[m]["cpu_s"]]
                      for r in proved for m in ("reference", "exact", "greedy")]
     records = records_of(rows, KIND, "sipml-scale")
@@ -93,10 +94,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                      for r in records for m in ("exact", "greedy")]
     write_csv(folder / "circuits.csv", ["row", "seed", "method", "status", "value", "cpu_s"],
               csv_rows)
-    lines += ["CPU s: CPU seconds of the whole `solve` call (method, bound and scoring; the "
-              "machine is shared, so CPU time rather than wall time), least of the runs; "
-              "gaps are primal gaps to the reference (`metrics.primal_gap`). "
-              "CSV: `circuits.csv`."]
+    lines += [CPU_NOTE + " CSV: `circuits.csv`."]
     return "\n".join(lines)
 
 

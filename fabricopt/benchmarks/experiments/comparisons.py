@@ -22,7 +22,7 @@ from ..metrics import primal_gap
 from ..tasks import TaskSpec, register_task
 
 __all__ = ["compare_spec", "compare_task", "BUILDERS", "EXTRAS", "method_stats",
-           "records_of", "cpu_timed", "fmt_pct", "fmt_s"]
+           "records_of", "cpu_timed", "fmt_pct", "fmt_s", "CPU_NOTE"]
 
 #: Instance builders other than the kind's generator: name -> fn(seed, **sizes).
 BUILDERS: dict[str, Callable[..., Any]] = {}
@@ -158,6 +158,13 @@ def method_stats(records: Sequence[dict], label: str) -> dict:
             "optimal": sum(g <= 1e-9 for g in gaps),
             "median_cpu_s": _median(cpu), "max_cpu_s": max(cpu) if cpu else None,
             "median_runtime_s": _median(wall)}
+
+
+#: The footnote of every comparison section: what its CPU seconds are.
+CPU_NOTE = ("CPU s: CPU seconds of the whole `solve` call (method, bound and scoring; the "
+            "machine is shared, so CPU time rather than wall time), least of the repeats. "
+            "Values are what `solve` scored (`problems.<kind>.evaluate`); gaps are primal "
+            "gaps (`metrics.primal_gap`).")
 
 
 def fmt_pct(x: float | None, digits: int = 2) -> str | None:

@@ -27,7 +27,8 @@ from pathlib import Path
 from ..metrics import ratio, relative_change
 from ..tasks import TaskSpec, register_task
 from . import Experiment, markdown_table, register_experiment, write_csv
-from .comparisons import compare_spec, cpu_timed, fmt_pct, fmt_s, method_stats, records_of
+from .comparisons import (CPU_NOTE, compare_spec, cpu_timed, fmt_pct,
+                          fmt_s, method_stats, records_of)
 
 KIND = "priorities"
 BASELINES = ("crux", "sincronia", "varys")
@@ -188,11 +189,8 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     lines += _alone_lines(rows, csv_rows) + _large_lines(rows, quick, csv_rows)
     lines += _crux_lines(rows)
     write_csv(folder / "priorities.csv", ["row", "seed", "method", "value", "cpu_s"], csv_rows)
-    lines += ["CPU s: CPU seconds of the whole `solve` call (method, bound and scoring; the "
-              "machine is shared, so CPU time rather than wall time), least of the repeats. "
-              "Cuts and utilizations are what `solve` scored (`problems.<kind>.evaluate`); "
-              "gaps are primal gaps (`metrics.primal_gap`), ratios `metrics.ratio`. The §4.4 "
-              "microbenchmark is in the `crux` experiment. CSV: `priorities.csv`."]
+    lines += [CPU_NOTE + " Ratios: `metrics.ratio`. The §4.4 microbenchmark is in the "
+              "`crux` experiment. CSV: `priorities.csv`."]
     return "\n".join(lines)
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from ..tasks import TaskSpec, register_task
 from . import Experiment, markdown_table, register_experiment, write_csv
-from .comparisons import compare_spec, cpu_timed, fmt_pct, fmt_s, method_stats, records_of
+from .comparisons import (CPU_NOTE, compare_spec, cpu_timed, fmt_pct,
+                          fmt_s, method_stats, records_of)
 
 KIND = "topology"
 HEURISTICS = ("topoopt", "ring", "random-regular", "ocs-reconfig")
@@ -193,9 +194,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
         lines += ["### The separating families of issue 14 against the optimum", "",
                   markdown_table(header, body), ""]
     write_csv(folder / "topology.csv", ["row", "seed", "method", "value", "cpu_s"], csv_rows)
-    lines += ["CPU s: CPU seconds of the whole `solve` call (method, bound and scoring; the "
-              "machine is shared, so CPU time rather than wall time). Gaps are primal gaps "
-              "to the proven `milp` optimum (`metrics.primal_gap`). CSV: `topology.csv`."]
+    lines += [CPU_NOTE + " CSV: `topology.csv`."]
     return "\n".join(lines)
 
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..tasks import TaskSpec, register_task
 from . import Experiment, markdown_table, register_experiment, write_csv
-from .comparisons import (BUILDERS, EXTRAS, compare_spec, cpu_timed, fmt_pct, fmt_s,
-                          method_stats, records_of)
+from .comparisons import (BUILDERS, CPU_NOTE, EXTRAS, compare_spec, cpu_timed, fmt_pct,
+                          fmt_s, method_stats, records_of)
 
 KIND = "wavelengths"
 FAST = ("mcf", "greedy")
@@ -294,11 +294,8 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                   f"infeasible.", ""]
     write_csv(folder / "wavelengths.csv", ["part", "row", "seed", "method", "value", "cpu_s"],
               csv_rows)
-    lines += ["CPU s: CPU seconds of the whole `solve` call (method, bound and scoring; the "
-              "machine is shared, so CPU time rather than wall time), least of the repeats; "
-              "the fast bound's is `count_bound` alone. Gaps are primal gaps "
-              "(`metrics.primal_gap`); gap to bound is the envelope's primal-dual gap. "
-              "CSV: `wavelengths.csv`."]
+    lines += [CPU_NOTE + " The fast bound's CPU s is `count_bound` alone; gap to bound is "
+              "the envelope's primal-dual gap. CSV: `wavelengths.csv`."]
     return "\n".join(lines)
 
 
