@@ -39,7 +39,12 @@ DEFAULT_OUT = "reproduce-results"
 _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.sipml",
             "fabricopt.benchmarks.experiments.topoopt",
-            "fabricopt.benchmarks.experiments.methods")
+            "fabricopt.benchmarks.experiments.methods",
+            "fabricopt.benchmarks.experiments.circuits",
+            "fabricopt.benchmarks.experiments.wavelengths",
+            "fabricopt.benchmarks.experiments.topology",
+            "fabricopt.benchmarks.experiments.priorities",
+            )
 
 
 @dataclass(frozen=True)
