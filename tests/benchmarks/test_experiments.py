@@ -201,3 +201,12 @@ def test_fabric_curves_read_back_by_batch():
     by_batch = curve_points(rows, batches=True)["resnet50"]
     assert by_batch[("elect-flat", 100.0, 8192)] == point      # the workload's own batch
     assert by_batch[("elect-flat", 100.0, 512)]["iteration_s"] == 0.2
+
+
+def test_bounds_optimum_task_never_certifies_above_the_proven_optimum():
+    from fabricopt.benchmarks.experiments.bounds import optimum_task
+
+    out = optimum_task(seed=0, ops=10, gpus=4, max_peers=1)
+    assert out["status"] == "optimal"
+    assert out["old_bound"] <= out["bound"] <= out["value"] * (1 + 1e-9)
+    assert out["source"] and out["milp_bound"] <= out["value"] * (1 + 1e-9)
