@@ -62,13 +62,14 @@ def demo(tmp_path_factory):
 def test_builtin_experiments_are_listed_papers_first():
     names = [e.name for e in exp.experiments()]
     assert names[:3] == ["crux", "sipml", "topoopt"]
-    assert {"gaps", "scaling"} <= set(names)
+    assert {"gaps", "scaling", "bounds"} <= set(names)
     for e in exp.experiments():
         assert e.summary and e.title and e.version >= 1
 
 
 @pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling",
-                                  "circuits", "wavelengths", "topology", "priorities"])
+                                  "circuits", "wavelengths", "topology", "priorities",
+                                  "bounds"])
 def test_every_plan_is_tagged_with_its_suite_and_quick_is_smaller(name):
     e = exp.get_experiment(name)
     quick = e.plan(exp.suite_name(e, True), True)
@@ -164,7 +165,8 @@ def test_cli_unknown_experiment_is_one_line_exit_2():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling",
-                                  "circuits", "wavelengths", "topology", "priorities"])
+                                  "circuits", "wavelengths", "topology", "priorities",
+                                  "bounds"])
 def test_quick_variant_runs_and_renders(name, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "fabricopt", "reproduce", name, "--quick",
                            "--out", str(tmp_path), "--no-progress"],
@@ -237,3 +239,12 @@ def test_fabric_curves_read_back_by_batch():
     by_batch = curve_points(rows, batches=True)["resnet50"]
     assert by_batch[("elect-flat", 100.0, 8192)] == point      # the workload's own batch
     assert by_batch[("elect-flat", 100.0, 512)]["iteration_s"] == 0.2
+
+
+def test_bounds_optimum_task_never_certifies_above_the_proven_optimum():
+    from fabricopt.benchmarks.experiments.bounds import optimum_task
+
+    out = optimum_task(seed=0, ops=10, gpus=4, max_peers=1)
+    assert out["status"] == "optimal"
+    assert out["old_bound"] <= out["bound"] <= out["value"] * (1 + 1e-9)
+    assert out["source"] and out["milp_bound"] <= out["value"] * (1 + 1e-9)

@@ -44,6 +44,7 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.wavelengths",
             "fabricopt.benchmarks.experiments.topology",
             "fabricopt.benchmarks.experiments.priorities",
+            "fabricopt.benchmarks.experiments.bounds",
             )
 
 
