@@ -15,10 +15,14 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from ..errors import InfeasibleInstance
-from ..problems.topology import Ring, TopologyInstance, TopologySolution, ring_traffic
+from ..problems.topology import (Path, Ring, Route, TopologyInstance, TopologySolution,
+                                 ring_traffic)
 
 __all__ = ["ShortestPaths", "RouteBook", "route_shortest", "plain_rings", "assemble",
            "degree_one_solution", "add_links"]
+
+# Sources per compiled breadth-first-search call: bounds its float distance matrix.
+_SOURCES_PER_CALL = 256
 
 
 class ShortestPaths:
@@ -44,33 +48,57 @@ class ShortestPaths:
         self._neighbours = [np.flatnonzero(row).tolist() for row in counts]
         self._graph = csr_matrix(counts > 0)
         self._rng = rng
-        self._dist: dict[int, np.ndarray] = {}
+        self._dist: dict[int, list[int]] = {}
+
+    def prefetch(self, sources) -> None:
+        """Compute the hop counts from every server in ``sources`` in one compiled call
+        (one breadth-first search each), instead of one call per source."""
+        todo = sorted({int(s) for s in sources} - self._dist.keys())
+        for start in range(0, len(todo), _SOURCES_PER_CALL):
+            chunk = todo[start:start + _SOURCES_PER_CALL]
+            hops = shortest_path(self._graph, method="D", unweighted=True, indices=chunk)
+            hops = np.where(np.isinf(hops), -1, hops).astype(np.int64)
+            for src, row in zip(chunk, hops.tolist()):
+                self._dist[src] = row
 
     def distances(self, src: int) -> np.ndarray:
         """Hop counts from ``src`` (-1 where unreachable), by breadth-first search
         (scipy's, compiled)."""
-        if src not in self._dist:
-            hops = shortest_path(self._graph, method="D", unweighted=True, indices=src)
-            self._dist[src] = np.where(np.isinf(hops), -1, hops).astype(np.int64)
-        return self._dist[src]
+        self.prefetch((src,))
+        return np.array(self._dist[int(src)], dtype=np.int64)
 
     def paths(self, src: int, dst: int, k: int) -> list[tuple[int, ...]]:
         """Up to ``k`` distinct shortest paths src -> dst (empty if dst is unreachable)."""
-        dist = self.distances(src)
+        self.prefetch((src,))
+        dist = self._dist[int(src)]
+        neighbours = self._neighbours
         if dist[dst] < 0:
             return []
         found: list[tuple[int, ...]] = []
         # Walk back from dst over predecessors (one hop closer to src); every such walk
-        # reaches src, so the first k walks are k distinct shortest paths.
-        stack = [(dst, (dst,))]
+        # reaches src, so the first k walks are k distinct shortest paths. A stack entry
+        # is (server, index of its successor's entry in `trail`): the suffix is read
+        # off the trail when a walk reaches src, so a step costs O(1), not O(length).
+        trail: list[tuple[int, int]] = []
+        stack = [(int(dst), -1)]
         while stack and len(found) < k:
-            v, suffix = stack.pop()
+            v, after = stack.pop()
             if v == src:
-                found.append(suffix)
+                path = [v]
+                while after >= 0:
+                    v, after = trail[after]
+                    path.append(v)
+                found.append(tuple(path))
                 continue
-            preds = [u for u in self._neighbours[v] if dist[u] == dist[v] - 1]
-            for u in self._rng.permutation(preds)[::-1]:
-                stack.append((int(u), (int(u),) + suffix))
+            trail.append((v, after))
+            here = len(trail) - 1
+            closer = dist[v] - 1
+            preds = [u for u in neighbours[v] if dist[u] == closer]
+            if len(preds) == 1:  # a permutation of one draws nothing from the generator
+                stack.append((preds[0], here))
+                continue
+            for u in self._rng.permutation(preds)[::-1].tolist():
+                stack.append((u, here))
         return found
 
 
@@ -103,12 +131,16 @@ class RouteBook:
 
     def routes(self) -> list[dict]:
         """The routes of docs/formats.rst, topology, pairs and paths in a fixed order."""
+        return [route.to_dict() for route in self.typed_routes()]
+
+    def typed_routes(self) -> list[Route]:
+        """:meth:`routes` as :class:`~fabricopt.problems.topology.Route` objects, built
+        directly (a solution made from dicts converts every path node again)."""
         out = []
         for (src, dst), paths in sorted(self._bytes.items()):
             total = sum(paths.values())
-            out.append({"src": src, "dst": dst,
-                        "paths": [{"nodes": list(p), "fraction": b / total}
-                                  for p, b in sorted(paths.items())]})
+            out.append(Route(src, dst, tuple(Path(p, b / total)
+                                             for p, b in sorted(paths.items()))))
         return out
 
 
@@ -123,7 +155,9 @@ def route_shortest(book: RouteBook, counts: np.ndarray, demand: np.ndarray, *, p
         If some demanded pair is not connected (the caller's topology is at fault).
     """
     sp = ShortestPaths(counts, rng)
-    for s, t in np.argwhere(demand > 0):
+    pairs = np.argwhere(demand > 0)
+    sp.prefetch(pairs[:, 0].tolist())
+    for s, t in pairs:
         s, t = int(s), int(t)
         found = sp.paths(s, t, paths)
         if not found:
@@ -154,9 +188,8 @@ def assemble(counts: np.ndarray, rings: Iterable[Ring], book: RouteBook) -> Topo
     for ring in rings:
         key = (ring.group, _canonical(ring.order))
         shares[key] = shares.get(key, 0.0) + ring.share
-    merged = [{"group": g, "order": list(order), "share": share}
-              for (g, order), share in sorted(shares.items())]
-    return TopologySolution(links, merged, book.routes())
+    merged = [Ring(g, order, share) for (g, order), share in sorted(shares.items())]
+    return TopologySolution(links, merged, book.typed_routes())
 
 
 def add_links(counts: np.ndarray, i: int, j: int, copies: int = 1) -> None:
