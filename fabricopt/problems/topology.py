@@ -225,6 +225,19 @@ def _object(value: Any, cls: type, keys: tuple[str, ...]):
     return cls(*(require(value, key, InvalidSolution) for key in keys))
 
 
+def _objects(field: str, value: Any, cls: type, keys: tuple[str, ...]) -> tuple:
+    """A list of nested solution objects (see :func:`_object`), errors prefixed by
+    ``field[k]``."""
+    items = as_list(field, value, error=InvalidSolution)
+    if all(type(raw) is cls for raw in items):  # validated when they were made
+        return tuple(items)
+    out = []
+    for k, raw in enumerate(items):
+        with _within(f"{field}[{k}]", InvalidSolution):
+            out.append(_object(raw, cls, keys))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Ring:
     """A ring order for AllReduce group ``group`` carrying ``share`` of its bytes.
@@ -288,11 +301,8 @@ class Route:
                error=InvalidSolution))
         object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, maximum=MAX_INDEX,
                error=InvalidSolution))
-        paths = []
-        for k, raw in enumerate(as_list("paths", self.paths, error=InvalidSolution)):
-            with _within(f"paths[{k}]", InvalidSolution):
-                paths.append(_object(raw, Path, ("nodes", "fraction")))
-        object.__setattr__(self, "paths", tuple(paths))
+        object.__setattr__(self, "paths", _objects("paths", self.paths, Path,
+                                                   ("nodes", "fraction")))
 
     def to_dict(self) -> dict[str, Any]:
         return {"src": self.src, "dst": self.dst, "paths": [p.to_dict() for p in self.paths]}
@@ -336,11 +346,7 @@ class TopologySolution:
         object.__setattr__(self, "links", tuple(links))
         for name, cls, keys in (("rings", Ring, ("group", "order", "share")),
                                 ("routes", Route, ("src", "dst", "paths"))):
-            items = []
-            for k, raw in enumerate(as_list(name, getattr(self, name), error=InvalidSolution)):
-                with _within(f"{name}[{k}]", InvalidSolution):
-                    items.append(_object(raw, cls, keys))
-            object.__setattr__(self, name, tuple(items))
+            object.__setattr__(self, name, _objects(name, getattr(self, name), cls, keys))
 
     def to_dict(self) -> dict[str, Any]:
         return {"links": [list(link) for link in self.links],
