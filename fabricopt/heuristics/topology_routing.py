@@ -16,10 +16,10 @@ from scipy.sparse.csgraph import shortest_path
 
 from ..errors import InfeasibleInstance
 from ..problems.topology import (Path, Ring, Route, TopologyInstance, TopologySolution,
-                                 ring_traffic)
+                                 busiest_link_time, path_loads, ring_traffic)
 
 __all__ = ["ShortestPaths", "RouteBook", "route_shortest", "shortest_routing_bound",
-           "plain_rings", "assemble",
+           "plain_rings", "merged_rings", "assemble", "assembled_score",
            "degree_one_solution", "add_links"]
 
 # Sources per breadth-first-search call: bounds its n x sources matrices.
@@ -171,11 +171,15 @@ class RouteBook:
     def typed_routes(self) -> list[Route]:
         """:meth:`routes` as :class:`~fabricopt.problems.topology.Route` objects, built
         directly (a solution made from dicts converts every path node again)."""
+        return [Route(src, dst, tuple(Path(nodes, fraction) for nodes, fraction in paths))
+                for src, dst, paths in self.fractions()]
+
+    def fractions(self) -> list[tuple[int, int, list[tuple[tuple[int, ...], float]]]]:
+        """``(src, dst, [(nodes, fraction), ...])`` in the order of :meth:`routes`."""
         out = []
         for (src, dst), paths in sorted(self._bytes.items()):
             total = sum(paths.values())
-            out.append(Route(src, dst, tuple(Path(p, b / total)
-                                             for p, b in sorted(paths.items()))))
+            out.append((src, dst, [(p, b / total) for p, b in sorted(paths.items())]))
         return out
 
 
@@ -243,16 +247,47 @@ def _canonical(order: Sequence[int]) -> tuple[int, ...]:
     return tuple(int(v) for v in order[start:]) + tuple(int(v) for v in order[:start])
 
 
-def assemble(counts: np.ndarray, rings: Iterable[Ring], book: RouteBook) -> TopologySolution:
-    """A solution from symmetric link counts, rings (equal cyclic orders merged) and routes."""
-    counts = np.asarray(counts)
-    links = [[int(i), int(j), int(counts[i, j])] for i, j in np.argwhere(np.triu(counts, 1) > 0)]
+def merged_rings(rings: Iterable[Ring]) -> list[Ring]:
+    """The rings with equal cyclic orders of a group merged (shares added), sorted."""
     shares: dict[tuple[int, tuple[int, ...]], float] = {}
     for ring in rings:
         key = (ring.group, _canonical(ring.order))
         shares[key] = shares.get(key, 0.0) + ring.share
-    merged = [Ring(g, order, share) for (g, order), share in sorted(shares.items())]
-    return TopologySolution(links, merged, book.typed_routes())
+    return [Ring(g, order, share) for (g, order), share in sorted(shares.items())]
+
+
+def assemble(counts: np.ndarray, rings: Iterable[Ring], book: RouteBook) -> TopologySolution:
+    """A solution from symmetric link counts, rings (equal cyclic orders merged) and routes."""
+    counts = np.asarray(counts)
+    links = [[int(i), int(j), int(counts[i, j])] for i, j in np.argwhere(np.triu(counts, 1) > 0)]
+    return TopologySolution(links, merged_rings(rings), book.typed_routes())
+
+
+def assembled_score(instance: TopologyInstance, counts: np.ndarray, rings: Sequence[Ring],
+                    book: RouteBook) -> float:
+    """``evaluate(instance, assemble(counts, rings, book))`` without building the
+    solution: the same demand, loads and arithmetic, through the kind's own
+    :func:`~fabricopt.problems.topology.path_loads` and
+    :func:`~fabricopt.problems.topology.busiest_link_time`.
+
+    ``counts`` must be symmetric with a zero diagonal (as every method builds them).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import evaluate
+    >>> inst = TopologyInstance(3, 2, 8.0, [{"members": [0, 1, 2], "bytes": 3e9}],
+    ...                         [[0, 1e9, 0], [0, 0, 0], [0, 0, 0]])
+    >>> counts = np.ones((3, 3), dtype=int) - np.eye(3, dtype=int)
+    >>> rings = plain_rings(inst)
+    >>> book = RouteBook()
+    >>> route_shortest(book, counts, inst.traffic + ring_traffic(inst, rings), paths=2,
+    ...                rng=np.random.default_rng(0))
+    >>> assembled_score(inst, counts, rings, book) == evaluate(inst, assemble(counts, rings, book))
+    True
+    """
+    demand = instance.traffic + ring_traffic(instance, merged_rings(rings))
+    return busiest_link_time(path_loads(demand, book.fractions()), np.asarray(counts),
+                             instance.link_bytes_per_s)
 
 
 def add_links(counts: np.ndarray, i: int, j: int, copies: int = 1) -> None:

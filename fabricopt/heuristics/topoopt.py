@@ -40,8 +40,8 @@ from ..problems._validate import as_int
 from ..problems.topology import (Ring, TopologyInstance, TopologySolution, evaluate,
                                  ring_bytes_per_member, ring_traffic)
 from .topology_baselines import ring as plain_ring, ring_lower_bound
-from .topology_routing import (RouteBook, add_links, assemble, degree_one_solution,
-                               route_shortest)
+from .topology_routing import (RouteBook, add_links, assemble, assembled_score,
+                               degree_one_solution, route_shortest)
 from ._matching import integer_weights, max_weight_matching
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
@@ -591,6 +591,12 @@ def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
     >>> bool(check(inst, topology_finder(inst, allocate_rings(inst, 4))))
     True
     """
+    return assemble(*_finder_parts(instance, classes, seed=seed, paths=paths))
+
+
+def _finder_parts(instance: TopologyInstance, classes: Sequence[RingClass], *,
+                  seed: int, paths: int) -> tuple[np.ndarray, list[Ring], RouteBook]:
+    """:func:`topology_finder` before assembling: link counts, rings and routes."""
     n = instance.servers
     rng = np.random.default_rng(seed)
     counts = np.zeros((n, n), dtype=np.int64)
@@ -626,7 +632,20 @@ def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
     counts += mp_matching(instance.traffic, instance.degree - counts.sum(axis=1), rng)
     rest = instance.traffic + ring_traffic(instance, direct)
     route_shortest(book, counts, rest, paths=paths, rng=rng)
-    return assemble(counts, direct + coin_routed, book)
+    return counts, direct + coin_routed, book
+
+
+def _finder_candidate(instance: TopologyInstance, classes: Sequence[RingClass], *,
+                      seed: int, paths: int):
+    """(a function assembling the candidate's solution, its score)."""
+    parts = _finder_parts(instance, classes, seed=seed, paths=paths)
+    return partial(assemble, *parts), assembled_score(instance, *parts)
+
+
+def _ring_candidate(instance: TopologyInstance, *, seed: int, paths: int):
+    """(a function returning the plain ring's solution, its score)."""
+    solution = plain_ring(instance, seed=seed, paths=paths)
+    return (lambda: solution), evaluate(instance, solution)
 
 
 def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
@@ -764,25 +783,28 @@ def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int 
     # (build, lower bound on its score or None): a candidate whose bound is above the
     # best score so far cannot be kept, so it is not built (the plain ring's long
     # routes cost more than all the others together at a thousand servers).
-    builders = [(partial(topology_finder, instance, classes, seed=seed, paths=paths), None)
+    # (build, lower bound on its score or None). A TopologyFinder candidate is scored
+    # from its parts (assembled_score: evaluate's arithmetic, without building the
+    # solution); only the best one is assembled.
+    builders = [(partial(_finder_candidate, instance, classes, seed=seed, paths=paths), None)
                 for classes in todo]
     if mp_degree is None or mp_degree == degree % 2:
-        builders.append((partial(plain_ring, instance, seed=seed, paths=paths),
+        builders.append((partial(_ring_candidate, instance, seed=seed, paths=paths),
                          partial(ring_lower_bound, instance)))
     best, best_time, scored, bounded = None, math.inf, 0, 0
     for build, bound in builders:
         if scored and time_limit is not None and time.perf_counter() - began >= time_limit:
             break
         scored += 1
-        # The margin keeps a bound that only rounding puts above best_time from
-        # dismissing an equal candidate (which would not be kept anyway).
+        # A candidate whose bound is above the best score so far cannot be kept, so it
+        # is not built; the margin keeps rounding from dismissing an equal one.
         if bound is not None and bound() > best_time * (1 + _BOUND_RTOL):
             bounded += 1
             continue
-        solution = build()
-        time_s = evaluate(instance, solution)
+        candidate, time_s = build()
         if time_s < best_time:  # the first of equal ones
-            best, best_time = solution, time_s
+            best, best_time = candidate, time_s
+    best = best()
     info = {"candidates_scored": scored, "candidates_total": len(builders),
             "candidates_bounded": bounded}
     if scored < len(builders):

@@ -33,7 +33,8 @@ from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array
                         reject_unknown_keys, require)
 
 __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "TopologySolution",
-           "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads", "mean_hops",
+           "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads",
+           "path_loads", "busiest_link_time", "mean_hops",
            "ring_bytes_per_member", "lower_bound", "generate"]
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
@@ -451,20 +452,51 @@ def ring_traffic(instance: TopologyInstance, rings) -> np.ndarray:
 
 def link_loads(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
     """load[i, j]: bytes the routes send over the directed link use i -> j."""
-    demand = demand_matrix(instance, solution)
-    n = instance.servers
+    return path_loads(demand_matrix(instance, solution),
+                      ((r.src, r.dst, ((p.nodes, p.fraction) for p in r.paths))
+                       for r in solution.routes))
+
+
+def path_loads(demand: np.ndarray, routes) -> np.ndarray:
+    """The directed link loads of ``routes``, an iterable of ``(src, dst, paths)`` with
+    ``paths`` an iterable of ``(nodes, fraction)``: ``load[a, b]`` sums
+    ``fraction * demand[src, dst]`` over the hops a -> b (the cost model of
+    :func:`evaluate`, for methods that score candidates before building solutions).
+
+    Examples
+    --------
+    >>> path_loads(np.array([[0.0, 4.0], [0.0, 0.0]]), [(0, 1, [((0, 1), 0.5)])]).tolist()
+    [[0.0, 2.0], [0.0, 0.0]]
+    """
+    n = demand.shape[0]
     hops, amounts = [], []
-    for route in solution.routes:
-        volume = demand[route.src, route.dst]
+    for src, dst, paths in routes:
+        volume = demand[src, dst]
         if volume <= 0:
             continue
-        for path in route.paths:
-            nodes = path.nodes
+        for nodes, fraction in paths:
             hops += [a * n + b for a, b in zip(nodes, nodes[1:])]
-            amounts += [path.fraction * volume] * (len(nodes) - 1)
-    # bincount adds the amounts in the order given, as the loop over hops would.
+            amounts += [fraction * volume] * (len(nodes) - 1)
+    # bincount adds the amounts in the order given, as a loop over the hops would.
     return np.bincount(np.array(hops, dtype=np.int64), weights=np.array(amounts, dtype=float),
                        minlength=n * n).reshape(n, n)
+
+
+def busiest_link_time(loads: np.ndarray, counts: np.ndarray, link_bytes_per_s: float) -> float:
+    """``max over used i->j of loads[i, j] / (counts[i, j] * link_bytes_per_s)`` (0 when
+    nothing is used, ``inf`` when a used pair has no link): :func:`evaluate` on arrays.
+
+    Examples
+    --------
+    >>> busiest_link_time(np.array([[0, 4.0], [1.0, 0]]), np.array([[0, 2], [2, 0]]), 1.0)
+    2.0
+    """
+    used = loads > 0
+    if not used.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        times = loads[used] / (counts[used] * link_bytes_per_s)
+    return float(times.max())
 
 
 def _near(value: float, target: float) -> bool:
@@ -580,14 +612,8 @@ def evaluate(instance: TopologyInstance, solution: TopologySolution) -> float:
     >>> evaluate(inst, TopologySolution([[0, 1, 2]], [], [route(0, 1), route(1, 0)]))
     1.0
     """
-    loads = link_loads(instance, solution)
-    used = loads > 0
-    if not used.any():
-        return 0.0
-    counts = link_counts(instance, solution)
-    with np.errstate(divide="ignore"):
-        times = loads[used] / (counts[used] * instance.link_bytes_per_s)
-    return float(times.max())
+    return busiest_link_time(link_loads(instance, solution), link_counts(instance, solution),
+                             instance.link_bytes_per_s)
 
 
 def mean_hops(instance: TopologyInstance, solution: TopologySolution) -> float:
