@@ -8,6 +8,7 @@ calls :func:`assemble`.
 
 from __future__ import annotations
 
+import math
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -223,13 +224,16 @@ def shortest_routing_bound(counts: np.ndarray, demand: np.ndarray,
     sources = np.flatnonzero(demand.sum(axis=1) > 0)
     if not sources.size:
         return 0.0
+    capacity = float(np.asarray(counts).sum()) * link_bytes_per_s
+    if capacity <= 0:
+        return math.inf  # demand but no link at all
     graph = csr_matrix(np.asarray(counts) > 0)
     carried = 0.0
     for start in range(0, sources.size, _SOURCES_PER_CALL):
         chunk = sources[start:start + _SOURCES_PER_CALL]
         hops = shortest_path(graph, method="D", unweighted=True, indices=chunk)
         carried += float((demand[chunk] * np.where(demand[chunk] > 0, hops, 0.0)).sum())
-    return carried / (float(np.asarray(counts).sum()) * link_bytes_per_s)
+    return carried / capacity
 
 
 def plain_rings(instance: TopologyInstance) -> list[Ring]:

@@ -780,12 +780,10 @@ def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int 
             if key not in tried:
                 tried.add(key)
                 todo.append(classes)
-    # (build, lower bound on its score or None): a candidate whose bound is above the
-    # best score so far cannot be kept, so it is not built (the plain ring's long
-    # routes cost more than all the others together at a thousand servers).
     # (build, lower bound on its score or None). A TopologyFinder candidate is scored
     # from its parts (assembled_score: evaluate's arithmetic, without building the
-    # solution); only the best one is assembled.
+    # solution); only the best one is assembled. The plain ring gets a bound: its long
+    # routes cost more than all the other candidates together at a thousand servers.
     builders = [(partial(_finder_candidate, instance, classes, seed=seed, paths=paths), None)
                 for classes in todo]
     if mp_degree is None or mp_degree == degree % 2:
