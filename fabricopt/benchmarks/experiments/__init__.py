@@ -39,7 +39,8 @@ DEFAULT_OUT = "reproduce-results"
 _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.sipml",
             "fabricopt.benchmarks.experiments.topoopt",
-            "fabricopt.benchmarks.experiments.methods")
+            "fabricopt.benchmarks.experiments.methods",
+            "fabricopt.benchmarks.experiments.contract")
 
 
 @dataclass(frozen=True)
