@@ -40,7 +40,8 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.sipml",
             "fabricopt.benchmarks.experiments.topoopt",
             "fabricopt.benchmarks.experiments.methods",
-            "fabricopt.benchmarks.experiments.contract")
+            "fabricopt.benchmarks.experiments.contract",
+            "fabricopt.benchmarks.experiments.speed")
 
 
 @dataclass(frozen=True)
