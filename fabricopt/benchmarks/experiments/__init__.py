@@ -41,7 +41,8 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.topoopt",
             "fabricopt.benchmarks.experiments.methods",
             "fabricopt.benchmarks.experiments.contract",
-            "fabricopt.benchmarks.experiments.speed")
+            "fabricopt.benchmarks.experiments.speed",
+            "fabricopt.benchmarks.experiments.simai")
 
 
 @dataclass(frozen=True)
