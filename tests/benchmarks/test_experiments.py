@@ -71,6 +71,7 @@ def test_builtin_experiments_are_listed_papers_first():
                                   "solver-contract",
                                   "speed",
                                   "simai",
+                                  "hostile",
                                   ])
 def test_every_plan_is_tagged_with_its_suite_and_quick_is_smaller(name):
     e = exp.get_experiment(name)
@@ -170,6 +171,7 @@ def test_cli_unknown_experiment_is_one_line_exit_2():
                                   "solver-contract",
                                   "speed",
                                   "simai",
+                                  "hostile",
                                   ])
 def test_quick_variant_runs_and_renders(name, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "fabricopt", "reproduce", name, "--quick",

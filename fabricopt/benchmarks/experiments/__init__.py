@@ -42,7 +42,8 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.methods",
             "fabricopt.benchmarks.experiments.contract",
             "fabricopt.benchmarks.experiments.speed",
-            "fabricopt.benchmarks.experiments.simai")
+            "fabricopt.benchmarks.experiments.simai",
+            "fabricopt.benchmarks.experiments.hostile")
 
 
 @dataclass(frozen=True)
