@@ -17,23 +17,9 @@ Run from the repository root::
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
-
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="the quick variant")
-    parser.add_argument("--out", type=Path, default=Path("bench-hostile"),
-                        help="results folder (database, markdown, CSV)")
-    args = parser.parse_args(argv)
-    from fabricopt.benchmarks.experiments import run_experiment
-
-    _, md = run_experiment("hostile", args.out, quick=args.quick, resume=True)
-    print(md.read_text())
-    return 0
-
+from fabricopt.benchmarks.experiments import script_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(script_main("hostile", __doc__.split("\n\n")[0]))
