@@ -200,6 +200,18 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                   f"{min(reads):.2f}-{max(reads):.2f} CPU s. Communication time of the "
                   "iteration's traffic alone on four fabrics (`Fabric.comm_time`, no "
                   "compute, no SimAI composition):", "", markdown_table(header, body)]
+    lines += ["", "Reading the rows (the model's structure, at equal per-GPU scale-out "
+                  "bandwidth):", "",
+              "- Only Elect-Cluster has an NVLink domain: TP's traffic is what the flat "
+              "fabrics lose; PP is exposed as 0 everywhere (SimAI's default).",
+              "- SiP-OCS is configured once for the job's whole traffic (18-20 peers per "
+              "GPU, so 24 switches): a collective alone uses only its own pairs' circuits, "
+              "which makes serial collectives slow.",
+              "- SiP-Ring has fewer wavelengths than peers at SimAI's bandwidth, and with the "
+              "Megatron rank layout many pairs cross one ring segment; direct-connect at "
+              "degree 4 forwards EP's 16-way all-to-all over hosts.",
+              "- Elect-Cluster stops improving once the scale-out bandwidth passes a GPU's "
+              "own NVLink port (360 GB/s)."]
     lines += ["", "CPU seconds (`time.process_time`) on a shared machine. CSV: "
                   "`simai-table.csv`, `simai-sweep.csv`, `simai-traffic.csv`."]
     return "\n".join(lines)
