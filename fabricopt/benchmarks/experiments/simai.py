@@ -144,7 +144,7 @@ def _reference_lines(table) -> list[str]:
     if ours is None or ours.iteration_s is None:
         return []
     body = [[key.removesuffix("_s").replace("_", " "), f"{ref:.4f}",
-             f"{getattr(ours, key):.4f}", f"{relative_change(getattr(ours, key), ref):+.2%}"]
+             f"{getattr(ours, key):.4f}", f"{round(relative_change(getattr(ours, key), ref), 6) + 0.0:+.2%}"]
             for key, ref in SIMAI_ANALYTICAL_384.items()]
     return ["", "The 384-GPU Elect-Cluster row beside SimAI-Analytical 1.7's own output "
                 "(`-g 384 -nv 360 -nic 48.5 -n_p_s 8 -g_p_s 8`; seconds):", "",
