@@ -13,13 +13,14 @@ Run from the repository root::
 
     python benchmarks/bench_hostile.py            # the full experiment, ~10 min on 2 cores
     python benchmarks/bench_hostile.py --quick    # circuits only, one seed
+    python benchmarks/bench_hostile.py --update BENCHMARKS.md   # and write its section
 """
 
 from __future__ import annotations
 
 import sys
 
-from fabricopt.benchmarks.experiments import script_main
+from fabricopt.benchmarks.experiments.script import main
 
 if __name__ == "__main__":
-    sys.exit(script_main("hostile", __doc__.split("\n\n")[0]))
+    sys.exit(main(["hostile"], __doc__.split("\n\n")[0]))

@@ -6,6 +6,7 @@ Run from the repository root::
     python benchmarks/bench_scaling.py                 # = fabricopt reproduce speed --resume
     python benchmarks/bench_scaling.py --quick
     python benchmarks/bench_scaling.py --baseline /tmp/before   # before/after, old checkout
+    python benchmarks/bench_scaling.py --only topoopt --baseline /tmp/before  # one ladder
     python benchmarks/bench_scaling.py --fill          # the fill-kernel threshold
 
 The experiment (:mod:`fabricopt.benchmarks.experiments.speed`) runs each point in its own
@@ -19,6 +20,8 @@ ratios compare like with like. It is a script option because an experiment runs 
 the code it is part of; the snippets timed are the experiment's own
 (``experiments.speed.SNIPPETS``). ``--fill`` times the two contention fill kernels on
 clusters of growing size (the threshold between them, a micro-benchmark of internals).
+``--only SNIPPET --baseline DIR`` measures one snippet's size ladder on both trees, with
+each tree's log-log slope.
 """
 
 from __future__ import annotations
@@ -32,6 +35,15 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# The sizes of ``--only SNIPPET`` (a before/after ladder of one call).
+LADDERS = {
+    "topoopt": [64, 128, 256, 512, 1024],
+    "circuits-exact": [128, 256, 512, 1024, 2048],
+    "priorities-crux": [1000, 2000, 4000, 8000, 16000],
+    "crux-evaluate": [25, 50, 100, 200, 400],
+    "circuits-milp-build": [32, 64, 128, 256],
+}
 
 # The dense DP of the code before needs (n+1)^2 doubles per order: 2 GB at 16,000 jobs.
 BASELINE_SKIP = {("priorities-crux", 16000): "not run: its dense (n+1)² matrix is 2.0 GB"}
@@ -67,15 +79,20 @@ def measure(tree: Path, snippet: str, n: int, timeout_s: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def baseline(tree: Path, before: Path, timeout_s: float) -> list[str]:
-    """Every point of the speed experiment's full plan on ``before`` and on ``tree``."""
+def baseline(tree: Path, before: Path, timeout_s: float, only: str | None = None,
+             budget_s: float = 10.0) -> list[str]:
+    """Every point of the speed experiment's full plan (or of ``only``'s ladder, up to
+    the first size over ``budget_s`` on either tree) on ``before`` and on ``tree``."""
     from fabricopt.benchmarks.experiments.speed import points
-    from fabricopt.benchmarks.metrics import ratio
+    from fabricopt.benchmarks.metrics import loglog_slope, ratio
+
+    plan = [(only, n) for n in LADDERS[only]] if only else points(quick=False)
+    seconds: dict[str, list] = {"before": [], "after": []}
 
     lines = [f"Before: `{before}`; after: `{tree}`. CPU seconds of one call in a fresh "
              "interpreter (peak RSS for the 16,000-job row).", "",
              "| call | size | before | after | ratio |", "|---|---|---|---|---|"]
-    for snippet, n in points(quick=False):
+    for snippet, n in plan:
         rss = (snippet, n) == ("priorities-crux", 16000)
         key = "rss_mb" if rss else "seconds"
         after = measure(tree, snippet, n, timeout_s)
@@ -86,6 +103,15 @@ def baseline(tree: Path, before: Path, timeout_s: float) -> list[str]:
         r = ratio(old.get(key), after.get(key))
         lines.append(f"| `{snippet}` | {n} | {show(old)} | {show(after)} | "
                      f"{'' if r is None else f'{r:.1f}x'} |")
+        seconds["before"].append(old.get("seconds"))
+        seconds["after"].append(after.get("seconds"))
+        if only and max(g.get("seconds") or budget_s + 1 for g in (old, after)) > budget_s:
+            break
+    if only:
+        sizes = [n for _, n in plan][:len(seconds["after"])]
+        fits = {k: loglog_slope(sizes, v) for k, v in seconds.items()}
+        lines += ["", "log-log slope over the ladder: " + ", ".join(
+            f"{k} {'-' if v is None else f'{v:.2f}'}" for k, v in fits.items())]
     return lines + [""]
 
 
@@ -133,6 +159,10 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", type=Path, help="a checkout of the code before")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds per process (--baseline)")
+    parser.add_argument("--only", choices=sorted(LADDERS),
+                        help="with --baseline: one snippet's size ladder on both trees")
+    parser.add_argument("--budget", type=float, default=10.0,
+                        help="with --only: stop after the first size over this many s")
     parser.add_argument("--fill", action="store_true", help="only the fill-kernel table")
     args = parser.parse_args(argv)
     if args.fill:
@@ -141,7 +171,8 @@ def main(argv=None) -> int:
         print("\n".join(fill_threshold()))
         return 0
     if args.baseline is not None:
-        print("\n".join(baseline(ROOT, args.baseline, args.timeout)))
+        print("\n".join(baseline(ROOT, args.baseline, args.timeout, args.only,
+                                  args.budget)))
         return 0
     from fabricopt.benchmarks.experiments import run_experiment
 

@@ -13,13 +13,14 @@ Run from the repository root::
 
     python benchmarks/bench_simai.py            # the full experiment
     python benchmarks/bench_simai.py --quick    # 384 GPUs, four fabrics, two bandwidths
+    python benchmarks/bench_simai.py --update BENCHMARKS.md   # and write its section
 """
 
 from __future__ import annotations
 
 import sys
 
-from fabricopt.benchmarks.experiments import script_main
+from fabricopt.benchmarks.experiments.script import main
 
 if __name__ == "__main__":
-    sys.exit(script_main("simai", __doc__.split("\n\n")[0]))
+    sys.exit(main(["simai"], __doc__.split("\n\n")[0]))

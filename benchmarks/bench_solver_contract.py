@@ -11,13 +11,14 @@ Run from the repository root::
 
     python benchmarks/bench_solver_contract.py            # the full experiment
     python benchmarks/bench_solver_contract.py --quick    # 20 instances, one limit
+    python benchmarks/bench_solver_contract.py --update BENCHMARKS.md   # and write its section
 """
 
 from __future__ import annotations
 
 import sys
 
-from fabricopt.benchmarks.experiments import script_main
+from fabricopt.benchmarks.experiments.script import main
 
 if __name__ == "__main__":
-    sys.exit(script_main("solver-contract", __doc__.split("\n\n")[0]))
+    sys.exit(main(["solver-contract"], __doc__.split("\n\n")[0]))

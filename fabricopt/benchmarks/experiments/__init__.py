@@ -30,7 +30,7 @@ from ..store import Store
 
 __all__ = ["Experiment", "register_experiment", "get_experiment", "experiments",
            "suite_name", "run_experiment", "render_experiment", "update_document",
-           "DEFAULT_OUT", "script_main"]
+           "DEFAULT_OUT"]
 
 #: Where ``fabricopt reproduce NAME`` writes unless told otherwise: ``DEFAULT_OUT/NAME``.
 DEFAULT_OUT = "reproduce-results"
@@ -40,10 +40,16 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.sipml",
             "fabricopt.benchmarks.experiments.topoopt",
             "fabricopt.benchmarks.experiments.methods",
+            "fabricopt.benchmarks.experiments.circuits",
+            "fabricopt.benchmarks.experiments.wavelengths",
+            "fabricopt.benchmarks.experiments.topology",
+            "fabricopt.benchmarks.experiments.priorities",
+            "fabricopt.benchmarks.experiments.bounds",
             "fabricopt.benchmarks.experiments.contract",
             "fabricopt.benchmarks.experiments.speed",
             "fabricopt.benchmarks.experiments.simai",
-            "fabricopt.benchmarks.experiments.hostile")
+            "fabricopt.benchmarks.experiments.hostile",
+            )
 
 
 @dataclass(frozen=True)
@@ -162,22 +168,6 @@ def run_experiment(name: str, out: str | Path | None = None, *, quick: bool = Fa
     outcome = run_sweep(specs, folder, workers=workers, executor=executor,
                         scheduler=scheduler, resume=resume, progress=progress, stream=stream)
     return outcome, render_experiment(name, folder, quick=quick)
-
-
-def script_main(name: str, description: str, argv=None, out: str | None = None) -> int:
-    """The whole of a ``benchmarks/`` script that is a thin call of experiment ``name``:
-    ``--quick`` and ``--out DIR`` (default ``out``, else ``bench-NAME``), run with
-    ``resume`` and print the section. Returns the exit code."""
-    import argparse
-
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--quick", action="store_true", help="the quick variant")
-    parser.add_argument("--out", type=Path, default=Path(out or f"bench-{name}"),
-                        help="results folder (database, markdown, CSV, figures)")
-    args = parser.parse_args(argv)
-    _, md = run_experiment(name, args.out, quick=args.quick, resume=True)
-    print(md.read_text())
-    return 0
 
 
 def machine_line() -> str:
