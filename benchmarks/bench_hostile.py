@@ -11,7 +11,7 @@ stopped.
 
 Run from the repository root::
 
-    python benchmarks/bench_hostile.py            # the full experiment, ~10 min on 2 cores
+    python benchmarks/bench_hostile.py            # the full experiment, ~6 min on 2 cores
     python benchmarks/bench_hostile.py --quick    # circuits only, one seed
     python benchmarks/bench_hostile.py --update BENCHMARKS.md   # and write its section
 """
