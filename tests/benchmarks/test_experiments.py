@@ -69,7 +69,12 @@ def test_builtin_experiments_are_listed_papers_first():
 
 @pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling",
                                   "circuits", "wavelengths", "topology", "priorities",
-                                  "bounds"])
+                                  "bounds",
+                                  "solver-contract",
+                                  "speed",
+                                  "simai",
+                                  "hostile",
+                                  ])
 def test_every_plan_is_tagged_with_its_suite_and_quick_is_smaller(name):
     e = exp.get_experiment(name)
     quick = e.plan(exp.suite_name(e, True), True)
@@ -166,7 +171,12 @@ def test_cli_unknown_experiment_is_one_line_exit_2():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling",
                                   "circuits", "wavelengths", "topology", "priorities",
-                                  "bounds"])
+                                  "bounds",
+                                  "solver-contract",
+                                  "speed",
+                                  "simai",
+                                  "hostile",
+                                  ])
 def test_quick_variant_runs_and_renders(name, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "fabricopt", "reproduce", name, "--quick",
                            "--out", str(tmp_path), "--no-progress"],

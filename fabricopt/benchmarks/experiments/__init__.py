@@ -46,6 +46,10 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.topology",
             "fabricopt.benchmarks.experiments.priorities",
             "fabricopt.benchmarks.experiments.bounds",
+            "fabricopt.benchmarks.experiments.contract",
+            "fabricopt.benchmarks.experiments.speed",
+            "fabricopt.benchmarks.experiments.simai",
+            "fabricopt.benchmarks.experiments.hostile",
             )
 
 
