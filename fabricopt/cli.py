@@ -496,8 +496,10 @@ def _cmd_reproduce(args) -> int:
     from .benchmarks import experiments as exp
 
     if args.list or args.experiment is None:
-        for e in exp.experiments():
-            print(f"{e.name:<10} {e.summary}" + (f"  [{e.paper}]" if e.paper else ""))
+        listed = exp.experiments()
+        width = max(len(e.name) for e in listed)
+        for e in listed:
+            print(f"{e.name:<{width}}  {e.summary}" + (f"  [{e.paper}]" if e.paper else ""))
         return 0
     exp.get_experiment(args.experiment)  # an unknown name is bad input: exit 2
     if args.render_only:
