@@ -39,6 +39,7 @@ DEFAULT_OUT = "reproduce-results"
 _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.sipml",
             "fabricopt.benchmarks.experiments.topoopt",
+            "fabricopt.benchmarks.experiments.placement",
             "fabricopt.benchmarks.experiments.methods")
 
 
