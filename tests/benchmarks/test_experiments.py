@@ -67,7 +67,7 @@ def test_builtin_experiments_are_listed_papers_first():
         assert e.summary and e.title and e.version >= 1
 
 
-@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling"])
+@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling", "placement"])
 def test_every_plan_is_tagged_with_its_suite_and_quick_is_smaller(name):
     e = exp.get_experiment(name)
     quick = e.plan(exp.suite_name(e, True), True)
@@ -162,7 +162,7 @@ def test_cli_unknown_experiment_is_one_line_exit_2():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling"])
+@pytest.mark.parametrize("name", ["crux", "sipml", "topoopt", "gaps", "scaling", "placement"])
 def test_quick_variant_runs_and_renders(name, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "fabricopt", "reproduce", name, "--quick",
                            "--out", str(tmp_path), "--no-progress"],
