@@ -11,6 +11,7 @@ Run from the repository root::
 
     python benchmarks/bench_scaling.py --baseline /tmp/before    # about 15 minutes
     python benchmarks/bench_scaling.py --only crux-evaluate      # one ladder
+    python benchmarks/bench_scaling.py --only topoopt --baseline /tmp/before  # and before
     python benchmarks/bench_scaling.py --fill                    # the fill-kernel threshold
     python benchmarks/bench_scaling.py --milp --baseline /tmp/before   # model building
 
@@ -133,7 +134,8 @@ def slope(points: list[tuple[int, float]]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / den if den else math.nan
 
 
-def ladder(tree: Path, method: str, budget_s: float, timeout_s: float) -> list[str]:
+def ladder(tree: Path, method: str, budget_s: float, timeout_s: float,
+           title: str = "") -> list[str]:
     rows, points = [], []
     largest = None
     for n in LADDERS[method]:
@@ -148,7 +150,7 @@ def ladder(tree: Path, method: str, budget_s: float, timeout_s: float) -> list[s
         largest = n
     top = slope(points[-2:]) if len(points) >= 2 else math.nan
     fit = slope(points) if len(points) >= 2 else math.nan
-    return ([f"#### `{method}`", "", "| size | CPU s | peak RSS (MB) | objective |",
+    return ([f"#### `{method}`{title}", "", "| size | CPU s | peak RSS (MB) | objective |",
              "|---|---|---|---|"] + rows +
             ["", f"log-log slope: {fit:.2f} over all sizes, {top:.2f} between the last two; "
                  f"largest size within {budget_s:g} s: {largest if largest else 'none'}", ""])
@@ -291,7 +293,8 @@ def main(argv=None) -> int:
     parser.add_argument("--baseline", type=Path, help="a checkout of the code before")
     parser.add_argument("--budget", type=float, default=10.0, help="seconds per size")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
-    parser.add_argument("--only", choices=sorted(SETUP), help="one ladder, no targets")
+    parser.add_argument("--only", choices=sorted(SETUP),
+                        help="one ladder, no targets (with --baseline, also before)")
     parser.add_argument("--fill", action="store_true", help="only the fill-kernel table")
     parser.add_argument("--milp", action="store_true", help="only the MILP build tables")
     args = parser.parse_args(argv)
@@ -308,6 +311,8 @@ def main(argv=None) -> int:
         out += targets(ROOT, args.baseline, args.timeout)
     for method in [args.only] if args.only else SETUP:
         out += ladder(ROOT, method, args.budget, args.timeout)
+        if args.only and args.baseline:  # the same ladder on the code before, same run
+            out += ladder(args.baseline, method, args.budget, args.timeout, " (before)")
     print("\n".join(out))
     return 0
 

@@ -1,7 +1,8 @@
 """The ``fabricopt`` command.
 
 Exit codes: 0 success (for ``check``: feasible), 1 a failed outcome (``check``:
-infeasible; ``solve``: status ``error``), 2 bad input — printed as one line on stderr.
+infeasible; ``solve``: status ``error``), 2 bad input — printed as one line on stderr, 130 interrupted, 141 the reader of standard
+output went away.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import argparse
 import inspect
 import json
 import logging
+import os
 import sys
 from typing import Sequence
 
@@ -108,7 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
                        description="Sweep per-GPU bandwidth for a workload over fabrics, search "
                                    "the best k x l hybrid parallelism at each point, and write "
-                                   "PREFIX.md (table), PREFIX.csv and PREFIX.png (plot).")
+                                   "PREFIX.md (table), PREFIX.csv and PREFIX.png (plot). An option "
+                                   "only the other model reads (--k for a SimAI file, "
+                                   "--nic-GBps for an op graph) is refused.")
     p.add_argument("workload", help="resnet50, vgg16, bert-large, transformer, megatron, "
                                     "gpt3-175b or dlrm; or a traffic workload: simai-moe, "
                                     "simai-micro, or the path of an AICB/SimAI file")
@@ -123,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: elect-flat,elect-cluster-400,sip-ocs,sip-ring; "
                         "with --model simai: elect-cluster)")
     _add_simai_compare_options(p)
+    p.set_defaults(usage_parser=p)
     p.add_argument("--k", default=None, metavar="K,...",
                    help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
     p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
@@ -527,12 +532,41 @@ def _numbers(text: str, name: str, kind=float) -> list:
 #: ``compare`` options that only traffic (SimAI) workloads read.
 _SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode",
                "overlap", "pp_overlap", "efficiency", "time_unit_s", "max_hops", "json")
+# What only the op-graph model (SiP-ML's placement and (k, l) search) reads.
+_SIPML_ONLY = ("k", "max_k", "gpu_tflops", "gpus_per_node", "tau_us", "seed")
+
+
+def _given_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> set[str]:
+    """The ``dest`` of every option written on the command line ``argv`` (argparse's
+    unique-prefix abbreviations included), whatever its value."""
+    spelled = {opt: action.dest for action in parser._actions for opt in action.option_strings
+               if opt.startswith("--")}
+    given = set()
+    for token in argv:
+        if token == "--":
+            break
+        if not token.startswith("--"):
+            continue
+        name = token.split("=", 1)[0]
+        dests = ({spelled[name]} if name in spelled
+                 else {d for opt, d in spelled.items() if opt.startswith(name)})
+        if len(dests) == 1:
+            given |= dests
+    return given
+
+
+def _refuse_unread(args, options: Sequence[str], why: str) -> None:
+    """A compare option the chosen model would ignore is an error, not a silent no-op."""
+    for dest in options:
+        if dest in args.given:
+            raise ValueError(f"--{dest.replace('_', '-')}: {why}")
 
 
 def _parameters(args, positional=("workload",), skip=()) -> str:
     """The command line that reproduces this run: every option it reads, defaults
     included (``skip``: options this run does not read)."""
-    hidden = ("command", "verbose", "quiet", "usage_parser") + tuple(positional) + tuple(skip)
+    hidden = (("command", "verbose", "quiet", "usage_parser", "given") + tuple(positional)
+              + tuple(skip))
     shown = [str(getattr(args, k)) for k in positional if getattr(args, k, None) is not None]
     shown += [f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()
               if k not in hidden and v is not None and v is not False]
@@ -597,7 +631,11 @@ def _cmd_compare(args) -> int:
         raise ValueError(f"--model sipml places op graphs; {workload.name} is a traffic "
                          f"workload (AICB/SimAI): use --model simai")
     if traffic:
+        _refuse_unread(args, _SIPML_ONLY, f"{workload.name} is a traffic workload (AICB/SimAI): "
+                                          f"its parallelism and compute come from its file")
         return _cmd_compare_simai(args, workload)
+    _refuse_unread(args, _SIMAI_ONLY, f"applies to traffic workloads (AICB/SimAI) only; "
+                                      f"{workload.name} is an op-graph workload")
     args.bandwidths = args.bandwidths or "128,256,512,1024,2048,4096,8192"
     args.fabrics = args.fabrics or "elect-flat,elect-cluster-400,sip-ocs,sip-ring"
     per_node = args.gpus_per_node
@@ -632,6 +670,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extra and args.command != "generate":
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     _configure_logging(args.verbose)
+    if args.command == "compare":
+        args.given = _given_options(args.usage_parser, argv)
     try:
         if args.command == "solve":
             return _cmd_solve(args)
@@ -657,6 +697,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fabricopt: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``fabricopt schema KIND | head``): stop quietly, as a
+        # command killed by SIGPIPE would, and keep Python's exit flush from failing too.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + 13
     parser.error(f"unknown command {args.command!r}")
     return 2
 

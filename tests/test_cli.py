@@ -126,3 +126,20 @@ def test_unknown_generator_size_is_an_input_error():
 
     with pytest.raises(fabricopt.InvalidOption, match="bogus: not a size option"):
         fabricopt.generate("circuits", bogus=3)
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly():
+    # ``fabricopt schema KIND | head -1`` after head exited: every write fails with EPIPE.
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "fabricopt", "schema", "circuits"],
+                              stdout=write_end, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141, proc.stderr.decode()
+    assert proc.stderr == b""

@@ -76,12 +76,34 @@ def package_versions() -> dict[str, str]:
     from .. import __version__
 
     out = {"python": platform.python_version(), "fabricopt": __version__}
+    commit = source_commit()
+    if commit is not None:
+        out["fabricopt_commit"] = commit
     for name in ("numpy", "pulp", "highspy", "networkx", "scipy", "rustworkx"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             out[name] = "absent"
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def source_commit() -> str | None:
+    """The git commit fabricopt runs from (short hash, ``+dirty`` if its files differ),
+    or None when it is not a git checkout (an installed package): a version number alone
+    does not say which code made a figure between releases."""
+    package = Path(__file__).resolve().parents[1]
+    try:
+        head = subprocess.run(["git", "-C", str(package), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(package), "status", "--porcelain",
+                                "--untracked-files=no", "--", "."],
+                               capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
 
 
 def _child(spec: RunSpec, conn, owner_pid: int | None = None) -> None:

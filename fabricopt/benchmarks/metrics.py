@@ -16,7 +16,7 @@ from ..solvers.result import relative_gap
 from .claims import with_contradictions
 
 __all__ = ["ratio", "relative_change", "loglog_slope", "SHIFT_S", "shifted_geometric_mean",
-           "sgm_time_s", "BestKnown", "best_known", "primal_gap", "with_primal_gaps",
+           "sgm_time_s", "BestKnown", "best_known", "primal_gap", "bound_gap", "with_primal_gaps",
            "MethodSummary", "summarize", "bound_sources"]
 
 #: Shift of the shifted geometric mean runtime, in seconds (as in Mittelmann's benchmarks).
@@ -158,6 +158,18 @@ def primal_gap(objective: float | None, best: float | None) -> float | None:
     (0.16666666666666666, 0.0, None)
     """
     return relative_gap(objective, best)
+
+
+def bound_gap(optimum: float | None, bound: float | None) -> float | None:
+    """How far a bound is from the optimum: ``|p* - b| / max(|p*|, |b|)`` (the
+    primal–dual gap's formula with the optimum as the primal); None without both.
+
+    Examples
+    --------
+    >>> bound_gap(10.0, 9.0), bound_gap(None, 1.0)
+    (0.1, None)
+    """
+    return relative_gap(optimum, bound)
 
 
 @dataclass(frozen=True)

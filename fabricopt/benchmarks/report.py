@@ -144,7 +144,7 @@ def write_report(out: str | Path, *, plots: bool = True) -> ReportFiles:
     lines = ["# fabricopt benchmark report", "",
              f"{len(rows)} runs in `{db.name}`, rendered "
              f"{datetime.now(timezone.utc).isoformat(timespec='seconds')}.", ""]
-    versions = sorted({str(r["versions"].get("fabricopt")) for r in rows if r["versions"]})
+    versions = code_versions(rows)
     hosts = sorted({r["host"] for r in rows if r["host"]})
     if rows:
         lines += [f"fabricopt {', '.join(versions) or '?'} on {', '.join(hosts) or '?'}.", ""]
@@ -166,3 +166,12 @@ def write_report(out: str | Path, *, plots: bool = True) -> ReportFiles:
     markdown = folder / "report.md"
     markdown.write_text("\n".join(lines))
     return ReportFiles(markdown, summary_csv, runs_csv, tuple(drawn), tuple(summaries))
+
+
+def code_versions(rows) -> list[str]:
+    """The fabricopt versions the stored ``rows`` ran, each with its git commit when the
+    runs came from a checkout (``0.1.0 (commit 0ed9ac6)``)."""
+    return sorted({str(r["versions"].get("fabricopt"))
+                   + (f" (commit {r['versions']['fabricopt_commit']})"
+                      if r["versions"].get("fabricopt_commit") else "")
+                   for r in rows if r["versions"]})

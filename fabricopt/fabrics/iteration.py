@@ -491,6 +491,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     ------
     InfeasibleInstance
         If no (k, l) is feasible; the message lists why each failed.
+    InvalidInstance
+        If ``workload`` is a traffic workload (SimAI/AICB), whose parallelism is fixed.
     SolverUnavailable
         If some k > 1 is tried and the placement kind is not registered.
 
@@ -501,7 +503,13 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     >>> best.k, best.l
     (1, 4)
     """
-    workload = get_workload(workload) if isinstance(workload, str) else workload
+    from .resolve import is_traffic_workload, resolve_workload
+
+    workload = resolve_workload(workload)
+    if is_traffic_workload(workload):
+        # Its TP/PP/EP/DP degrees are fixed by the file: there is no (k, l) to choose.
+        fail("workload", workload.name, "a traffic workload (SimAI/AICB) carries its own "
+                                        "parallelism: price it with iteration_time")
     gpus = as_int("gpus", gpus, minimum=1)
     best, reasons = None, []
     candidates = []

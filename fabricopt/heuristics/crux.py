@@ -131,8 +131,9 @@ def select_paths(instance: CruxInstance, *, load: str = "utilization"
         iteration. ``"time"``: link seconds per iteration, the literal reading of §4.1; it
         adds up seconds of jobs with different iteration lengths, so a short-iteration
         job looks light although it holds the link as often (on the §4.4
-        microbenchmark it loses about half a point of utilization on average and up to
-        8 points in bad cases; ``benchmarks/bench_crux.py``). ``"jobs"``: the jobs
+        microbenchmark it lost about half a point of utilization on average and up to
+        8 points in bad cases when the default was chosen — a one-off measurement of
+        commit 1cdfa48 that no experiment repeats). ``"jobs"``: the jobs
         already on it. ``"intensity"``: link time weighted by intensity (crux_repro).
 
     Returns

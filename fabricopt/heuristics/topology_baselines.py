@@ -24,9 +24,9 @@ import numpy as np
 from ..problems._validate import as_int
 from ..problems.topology import TopologyInstance, TopologySolution, ring_traffic
 from .topology_routing import (RouteBook, add_links, assemble, degree_one_solution,
-                               plain_rings, route_shortest)
+                               plain_rings, route_shortest, shortest_routing_bound)
 
-__all__ = ["ring", "random_regular", "random_regular_counts", "ocs_reconfig",
+__all__ = ["ring", "ring_lower_bound", "random_regular", "random_regular_counts", "ocs_reconfig",
            "ocs_greedy_counts", "connect_components"]
 
 
@@ -54,11 +54,34 @@ def ring(instance: TopologyInstance, *, seed: int = 0, paths: int = 4) -> Topolo
     """
     if instance.degree == 1:
         return degree_one_solution(instance)
+    return _finish(instance, _ring_counts(instance), paths, np.random.default_rng(seed))
+
+
+def _ring_counts(instance: TopologyInstance) -> np.ndarray:
     n = instance.servers
     counts = np.zeros((n, n), dtype=np.int64)
     for i in range(n):
         add_links(counts, i, (i + 1) % n, instance.degree // 2)
-    return _finish(instance, counts, paths, np.random.default_rng(seed))
+    return counts
+
+
+def ring_lower_bound(instance: TopologyInstance) -> float:
+    """A lower bound on ``evaluate(instance, ring(instance))`` for any seed and ``paths``,
+    without routing: :func:`~fabricopt.heuristics.topology_routing.shortest_routing_bound`
+    on the ring's links and demand (0 with ``degree = 1``, where ``ring`` is a matching).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import evaluate, generate
+    >>> inst = generate(seed=0, servers=16, degree=4)
+    >>> ring_lower_bound(inst) <= evaluate(inst, ring(inst))
+    True
+    """
+    if instance.degree == 1:
+        return 0.0
+    return shortest_routing_bound(_ring_counts(instance),
+                                  instance.traffic + ring_traffic(instance, plain_rings(instance)),
+                                  instance.link_bytes_per_s)
 
 
 def _bridges(counts: np.ndarray) -> set[tuple[int, int]]:

@@ -83,7 +83,11 @@ def _agree(a: float, b: float) -> bool:
     return abs(a - b) <= _OBJECTIVE_RTOL * max(abs(a), abs(b)) + 1e-12
 
 
-def _load(arrays: LinearArrays, *, rel_gap: float, seed: int, start):
+def load_highs(arrays: LinearArrays, *, rel_gap: float, seed: int, start):
+    """A ``highspy.Highs`` holding ``arrays`` with the options every fabricopt solve
+    uses (one thread, ``seed``, ``rel_gap``; an exact run also zeroes the absolute gap)
+    and ``start`` as its MIP start if given. ``solve`` and the MPS/LP export both load
+    models here, so an exported file is the model HiGHS was given."""
     import highspy
 
     inf = highspy.kHighsInf
@@ -181,7 +185,7 @@ def _attempt(arrays, deadline, rel_gap, seed, start):
     """One HiGHS solve: (status, column values or None, HiGHS's objective, info, highs)."""
     import highspy
 
-    h = _load(arrays, rel_gap=rel_gap, seed=seed, start=start)
+    h = load_highs(arrays, rel_gap=rel_gap, seed=seed, start=start)
     model_status = _run(h, deadline)
     if model_status == highspy.HighsModelStatus.kInfeasible:
         model_status = _confirm_infeasible(h, deadline)

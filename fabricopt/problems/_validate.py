@@ -119,6 +119,8 @@ def reject_unknown_keys(data: Mapping[str, Any], allowed, where: str = "",
 def as_int(field: str, value: Any, *, minimum: int | None = None,
            maximum: int | None = None, error: type[Exception] = InvalidInstance) -> int:
     """An integer (a float with an integral value is accepted; bools are not)."""
+    if type(value) is int:  # the common case, without the abstract-class checks
+        return _within(field, value, minimum, maximum, error)
     if isinstance(value, bool) or not isinstance(value, Real):
         fail(field, value, "must be an integer", error)
     if not isinstance(value, Integral):
@@ -131,7 +133,7 @@ def as_float(field: str, value: Any, *, minimum: float | None = None,
              positive: bool = False, maximum: float | None = None,
              error: type[Exception] = InvalidInstance) -> float:
     """A finite real number, optionally bounded."""
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if type(value) is not float and (isinstance(value, bool) or not isinstance(value, Real)):
         fail(field, value, "must be a number", error)
     try:
         value = float(value)

@@ -33,7 +33,8 @@ from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array
                         reject_unknown_keys, require)
 
 __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "TopologySolution",
-           "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads", "mean_hops",
+           "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads",
+           "path_loads", "busiest_link_time", "mean_hops",
            "ring_bytes_per_member", "lower_bound", "generate"]
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
@@ -55,6 +56,13 @@ def _within(prefix: str, error: type[Exception]):
 
 def _server_list(field: str, value: Any, error: type[Exception], *, distinct: bool,
                  min_length: int) -> tuple[int, ...]:
+    # Fast path, same verdict: plain ints in range need no per-item conversion (a
+    # solution of a thousand servers has a million path nodes).
+    if (type(value) in (tuple, list) and len(value) >= max(min_length, 1)
+            and all(type(v) is int for v in value)
+            and 0 <= min(value) and max(value) <= MAX_INDEX
+            and (not distinct or len(set(value)) == len(value))):
+        return tuple(value)
     items = as_list(field, value, error=error)
     out = tuple(as_int(f"{field}[{k}]", v, minimum=0, maximum=MAX_INDEX, error=error)
                 for k, v in enumerate(items))
@@ -218,6 +226,19 @@ def _object(value: Any, cls: type, keys: tuple[str, ...]):
     return cls(*(require(value, key, InvalidSolution) for key in keys))
 
 
+def _objects(field: str, value: Any, cls: type, keys: tuple[str, ...]) -> tuple:
+    """A list of nested solution objects (see :func:`_object`), errors prefixed by
+    ``field[k]``."""
+    items = as_list(field, value, error=InvalidSolution)
+    if all(type(raw) is cls for raw in items):  # validated when they were made
+        return tuple(items)
+    out = []
+    for k, raw in enumerate(items):
+        with _within(f"{field}[{k}]", InvalidSolution):
+            out.append(_object(raw, cls, keys))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class Ring:
     """A ring order for AllReduce group ``group`` carrying ``share`` of its bytes.
@@ -281,11 +302,8 @@ class Route:
                error=InvalidSolution))
         object.__setattr__(self, "dst", as_int("dst", self.dst, minimum=0, maximum=MAX_INDEX,
                error=InvalidSolution))
-        paths = []
-        for k, raw in enumerate(as_list("paths", self.paths, error=InvalidSolution)):
-            with _within(f"paths[{k}]", InvalidSolution):
-                paths.append(_object(raw, Path, ("nodes", "fraction")))
-        object.__setattr__(self, "paths", tuple(paths))
+        object.__setattr__(self, "paths", _objects("paths", self.paths, Path,
+                                                   ("nodes", "fraction")))
 
     def to_dict(self) -> dict[str, Any]:
         return {"src": self.src, "dst": self.dst, "paths": [p.to_dict() for p in self.paths]}
@@ -329,11 +347,7 @@ class TopologySolution:
         object.__setattr__(self, "links", tuple(links))
         for name, cls, keys in (("rings", Ring, ("group", "order", "share")),
                                 ("routes", Route, ("src", "dst", "paths"))):
-            items = []
-            for k, raw in enumerate(as_list(name, getattr(self, name), error=InvalidSolution)):
-                with _within(f"{name}[{k}]", InvalidSolution):
-                    items.append(_object(raw, cls, keys))
-            object.__setattr__(self, name, tuple(items))
+            object.__setattr__(self, name, _objects(name, getattr(self, name), cls, keys))
 
     def to_dict(self) -> dict[str, Any]:
         return {"links": [list(link) for link in self.links],
@@ -346,9 +360,22 @@ class TopologySolution:
         return cls(*(require(data, key, InvalidSolution) for key in _SOLUTION_KEYS))
 
 
+def _largest_id(solution: TopologySolution) -> int:
+    """The largest server index the solution names (-1 if none)."""
+    largest = max((max(i, j) for i, j, _ in solution.links), default=-1)
+    largest = max(largest, max((max(ring.order) for ring in solution.rings), default=-1))
+    for route in solution.routes:
+        largest = max(largest, route.src, route.dst,
+                      max((max(path.nodes) for path in route.paths), default=-1))
+    return largest
+
+
 def _validate_ids(instance: TopologyInstance, solution: TopologySolution) -> None:
     """Raise ``InvalidSolution`` if the solution names servers or groups that do not exist."""
     n = instance.servers
+    if _largest_id(solution) < n and all(ring.group < len(instance.allreduce)
+                                          for ring in solution.rings):
+        return  # the loop below only finds the first unknown id, for the message
     rule = f"unknown server (servers are 0..{n - 1})"
 
     def known(field: str, server: int) -> None:
@@ -425,17 +452,51 @@ def ring_traffic(instance: TopologyInstance, rings) -> np.ndarray:
 
 def link_loads(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
     """load[i, j]: bytes the routes send over the directed link use i -> j."""
-    demand = demand_matrix(instance, solution)
-    loads = np.zeros_like(demand)
-    for route in solution.routes:
-        volume = demand[route.src, route.dst]
+    return path_loads(demand_matrix(instance, solution),
+                      ((r.src, r.dst, ((p.nodes, p.fraction) for p in r.paths))
+                       for r in solution.routes))
+
+
+def path_loads(demand: np.ndarray, routes) -> np.ndarray:
+    """The directed link loads of ``routes``, an iterable of ``(src, dst, paths)`` with
+    ``paths`` an iterable of ``(nodes, fraction)``: ``load[a, b]`` sums
+    ``fraction * demand[src, dst]`` over the hops a -> b (the cost model of
+    :func:`evaluate`, for methods that score candidates before building solutions).
+
+    Examples
+    --------
+    >>> path_loads(np.array([[0.0, 4.0], [0.0, 0.0]]), [(0, 1, [((0, 1), 0.5)])]).tolist()
+    [[0.0, 2.0], [0.0, 0.0]]
+    """
+    n = demand.shape[0]
+    hops, amounts = [], []
+    for src, dst, paths in routes:
+        volume = demand[src, dst]
         if volume <= 0:
             continue
-        for path in route.paths:
-            nodes = path.nodes
-            for a, b in zip(nodes, nodes[1:]):
-                loads[a, b] += path.fraction * volume
-    return loads
+        for nodes, fraction in paths:
+            hops += [a * n + b for a, b in zip(nodes, nodes[1:])]
+            amounts += [fraction * volume] * (len(nodes) - 1)
+    # bincount adds the amounts in the order given, as a loop over the hops would.
+    return np.bincount(np.array(hops, dtype=np.int64), weights=np.array(amounts, dtype=float),
+                       minlength=n * n).reshape(n, n)
+
+
+def busiest_link_time(loads: np.ndarray, counts: np.ndarray, link_bytes_per_s: float) -> float:
+    """``max over used i->j of loads[i, j] / (counts[i, j] * link_bytes_per_s)`` (0 when
+    nothing is used, ``inf`` when a used pair has no link): :func:`evaluate` on arrays.
+
+    Examples
+    --------
+    >>> busiest_link_time(np.array([[0, 4.0], [1.0, 0]]), np.array([[0, 2], [2, 0]]), 1.0)
+    2.0
+    """
+    used = loads > 0
+    if not used.any():
+        return 0.0
+    with np.errstate(divide="ignore"):
+        times = loads[used] / (counts[used] * link_bytes_per_s)
+    return float(times.max())
 
 
 def _near(value: float, target: float) -> bool:
@@ -551,14 +612,8 @@ def evaluate(instance: TopologyInstance, solution: TopologySolution) -> float:
     >>> evaluate(inst, TopologySolution([[0, 1, 2]], [], [route(0, 1), route(1, 0)]))
     1.0
     """
-    loads = link_loads(instance, solution)
-    used = loads > 0
-    if not used.any():
-        return 0.0
-    counts = link_counts(instance, solution)
-    with np.errstate(divide="ignore"):
-        times = loads[used] / (counts[used] * instance.link_bytes_per_s)
-    return float(times.max())
+    return busiest_link_time(link_loads(instance, solution), link_counts(instance, solution),
+                             instance.link_bytes_per_s)
 
 
 def mean_hops(instance: TopologyInstance, solution: TopologySolution) -> float:

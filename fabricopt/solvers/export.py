@@ -106,10 +106,10 @@ def model_arrays(problem):
 def highs_model(problem):
     """A ``highspy.Highs`` holding ``problem`` — loaded as ``solve`` loads it — with its
     columns and rows named (:func:`portable_name`)."""
-    from ..milp.highs import _load
+    from ..milp.highs import load_highs
 
     arrays, rows = model_arrays(problem)
-    h = _load(arrays, rel_gap=0.0, seed=0, start=None)
+    h = load_highs(arrays, rel_gap=0.0, seed=0, start=None)
     for k, name in enumerate(_names(arrays.names)):
         h.passColName(k, name)
     for r, name in enumerate(_names(rows)):

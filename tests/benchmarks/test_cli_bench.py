@@ -99,9 +99,10 @@ def _stored(out):
         return store.rows()
 
 
-# Slow-marked (run by `python -m pytest -m slow`): alone these pass in ~5 s each, but
-# inside the whole default suite the interrupted driver has not exited within 180 s
-# since this session's merges; the cause is not found yet (see BENCHMARKS.md / notes).
+# Slow-marked (run by `python -m pytest -m slow`): alone these pass in ~5 s each. Twice
+# the interrupted driver did not exit within 180 s inside the whole default suite; in
+# three later whole-suite runs (one a CI copy at a load average of 12-21) they passed.
+# They stay out of the default run until that hang is understood.
 @pytest.mark.slow
 @pytest.mark.parametrize("executor, target", [
     ("process", "driver"), ("process", "process group"), ("dask", "process group")])

@@ -2,6 +2,7 @@
 
 import os
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -105,3 +106,26 @@ def test_dask_executor_gives_the_same_rows_as_the_process_pool(tmp_path):
 
     assert rows(tmp_path / "pool") == rows(tmp_path / "dask")
     assert len(rows(tmp_path / "dask")) == 6
+
+
+def test_rows_name_the_commit_they_ran_from_in_a_checkout(tmp_path):
+    import shutil
+    import subprocess
+
+    from fabricopt.benchmarks import isolate
+    from fabricopt.benchmarks.report import code_versions
+
+    package = Path(isolate.__file__).resolve().parents[1]
+    git = shutil.which("git")
+    inside = git and subprocess.run([git, "-C", str(package), "rev-parse", "HEAD"],
+                                    capture_output=True).returncode == 0
+    commit = isolate.source_commit()
+    if not inside:  # an installed package or a copy without .git (CI's)
+        assert commit is None
+        return
+    head = subprocess.run([git, "-C", str(package), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    assert commit.split("+")[0] == head and commit in (head, head + "+dirty")
+    rows = [{"versions": {"fabricopt": "0.1.0", "fabricopt_commit": commit}},
+            {"versions": {"fabricopt": "0.1.0"}}, {"versions": {}}]
+    assert code_versions(rows) == ["0.1.0", f"0.1.0 (commit {commit})"]

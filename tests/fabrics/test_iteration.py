@@ -207,3 +207,9 @@ def test_a_group_never_estimates_worse_than_one_of_its_gpus():
     # sipml (optical fabrics) keeps one GPU itself: its ring search tries it
     optical = place(job, SipOcs(switches=2, gbps=2.0), 2, 1, tau_s=1e-3, memory_bytes=None)
     assert optical.result.info["ring_gpus"] == 1 and set(optical.gpu.values()) == {0}
+
+
+def test_search_refuses_a_traffic_workload_in_one_line():
+    with pytest.raises(InvalidInstance, match=r"^workload = 'simai-micro': a traffic workload "
+                                              r"\(SimAI/AICB\) carries its own parallelism"):
+        search_iteration_time("simai-micro", ElectFlat(400.0), 8)

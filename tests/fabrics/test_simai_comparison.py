@@ -95,3 +95,22 @@ def test_elect_cluster_at_the_nic_bandwidth_is_simai_cluster():
     assert f.inter_gbps == pytest.approx(g.inter_gbps)
     ring = make_simai_fabric("sip-ring", 400.0, 384, max_hops=200)
     assert ring.max_hops == 200 and ring.wavelengths == 16
+
+
+@pytest.mark.parametrize("workload, option, message", [
+    ("simai-micro", ["--k", "2"], "--k: simai-micro is a traffic workload (AICB/SimAI): its "
+                                  "parallelism and compute come from its file"),
+    ("simai-micro", ["--max-k=2"], "--max-k: simai-micro is a traffic workload"),
+    ("simai-micro", ["--seed", "0"], "--seed: simai-micro is a traffic workload"),
+    ("simai-micro", ["--gpu-tfl", "100"], "--gpu-tflops: simai-micro is a traffic workload"),
+    ("resnet50", ["--nic-GBps", "3"], "--nic-GBps: applies to traffic workloads (AICB/SimAI) "
+                                      "only; resnet50 is an op-graph workload"),
+    ("resnet50", ["--json"], "--json: applies to traffic workloads"),
+])
+def test_cli_compare_refuses_options_its_model_would_ignore(tmp_path, capsys, workload,
+                                                            option, message):
+    code = main(["compare", workload, "--gpus", "8", *option, "--out", str(tmp_path / "x"),
+                 "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"fabricopt: error: {message}"), err
+    assert err.count("\n") == 1

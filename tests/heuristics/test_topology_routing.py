@@ -1,9 +1,11 @@
 """fabricopt/heuristics/topology_routing.py against networkx and hand computations."""
 
+import math
+
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, strategies as st
 
 from fabricopt import InfeasibleInstance
 from fabricopt.heuristics import topology_routing as tr
@@ -161,3 +163,79 @@ def test_degree_one_solution_exists_iff_demand_is_a_matching(inst):
 def test_canonical_rotation_starts_at_the_smallest_member():
     assert tr._canonical([5, 2, 7, 3]) == (2, 7, 3, 5)
     assert tr._canonical((1, 0)) == (0, 1)
+
+
+@given(count_matrices(max_n=8), st.integers(0, 10), st.integers(1, 3), st.integers(0, 2))
+def test_assembled_score_is_evaluate_of_the_assembled_solution(counts, seed, k, groups):
+    # the same float, not a close one: topoopt keeps the first of equal candidates
+    n = len(counts)
+    assume(graph_of(counts).number_of_edges() and nx.is_connected(graph_of(counts)))
+    rng = np.random.default_rng(seed)
+    traffic = np.where(rng.random((n, n)) < 0.4, rng.lognormal(0, 1, (n, n)), 0.0)
+    np.fill_diagonal(traffic, 0.0)
+    allreduce = [{"members": sorted(rng.choice(n, size=int(rng.integers(2, n + 1)),
+                                               replace=False).tolist()),
+                  "bytes": float(rng.lognormal(0, 1))} for _ in range(groups)]
+    inst = TopologyInstance(n, int(counts.sum(axis=1).max()), 3.0, allreduce, traffic.tolist())
+    rings = tr.plain_rings(inst)
+    rings += [Ring(r.group, r.order, r.share) for r in rings[:1]]   # merged with its twin
+    rings = [Ring(r.group, r.order, r.share / 1.5 if i in (0, len(rings) - 1) else r.share)
+             for i, r in enumerate(rings)]
+    book = RouteBook()
+    route_shortest(book, counts, inst.traffic + tr.ring_traffic(inst, rings), paths=k, rng=rng)
+    solution = assemble(counts, rings, book)
+    assert tr.assembled_score(inst, counts, rings, book) == evaluate(inst, solution)
+
+
+@given(count_matrices(max_n=8), st.integers(0, 10))
+def test_shortest_routing_bound_is_below_every_shortest_routing(counts, seed):
+    n = len(counts)
+    g = graph_of(counts)
+    rng = np.random.default_rng(seed)
+    demand = np.where(rng.random((n, n)) < 0.5, rng.lognormal(0, 1, (n, n)), 0.0)
+    np.fill_diagonal(demand, 0.0)
+    inst = TopologyInstance(n, max(1, int(counts.sum(axis=1).max())), 16.0, [], demand.tolist())
+    bound = tr.shortest_routing_bound(counts, demand, inst.link_bytes_per_s)
+    if not all(nx.has_path(g, s, t) for s, t in np.argwhere(demand > 0)):
+        assert bound == math.inf
+        return
+    book = RouteBook()
+    route_shortest(book, counts, demand, paths=3, rng=rng)
+    assert bound <= evaluate(inst, assemble(counts, [], book)) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("n", [5, 30, 61])
+def test_hop_counts_past_the_frontier_levels_match_scipy(n):
+    # a path graph: its diameter passes _FRONTIER_LEVELS from n = 26 on
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+    step = np.eye(n, k=1, dtype=bool)
+    graph = csr_matrix(step | step.T)
+    expected = shortest_path(graph, unweighted=True, indices=[0, n // 2, n - 1])
+    assert tr.hop_counts(graph, [0, n // 2, n - 1]).tolist() == expected.astype(int).tolist()
+
+
+def _loop_link_loads(instance, solution):
+    """problems.topology.link_loads as written before issue 15: a Python addition per hop."""
+    from fabricopt.problems.topology import demand_matrix
+    demand = demand_matrix(instance, solution)
+    loads = np.zeros_like(demand)
+    for route in solution.routes:
+        volume = demand[route.src, route.dst]
+        if volume <= 0:
+            continue
+        for path in route.paths:
+            for a, b in zip(path.nodes, path.nodes[1:]):
+                loads[a, b] += path.fraction * volume
+    return loads
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_link_loads_add_in_the_loops_order(seed):
+    # bincount sums each link's amounts in the order given: the same floats as the loop
+    from fabricopt.heuristics.topology_baselines import random_regular
+    from fabricopt.heuristics.topoopt import topoopt
+    from fabricopt.problems.topology import generate, link_loads
+    inst = generate(seed, servers=24, degree=5, groups=3, mp_peers=6)
+    for solution in (topoopt(inst), random_regular(inst, seed=seed)):
+        assert np.array_equal(link_loads(inst, solution), _loop_link_loads(inst, solution))

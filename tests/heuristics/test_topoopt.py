@@ -13,8 +13,9 @@ from fabricopt import InfeasibleInstance
 from fabricopt.heuristics.topoopt import (allocate_rings, circulant_diameter,
                                           circulant_mean_hops, coin_change_mod, degree_split,
                                           mp_matching, regular_ring, select_permutations,
-                                          topoopt, totient_perms)
-from fabricopt.heuristics.topology_baselines import ring
+                                          topoopt, topoopt_search, totient_perms)
+from fabricopt.heuristics import topoopt as topoopt_module
+from fabricopt.heuristics.topology_baselines import ring, ring_lower_bound
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.topology import TopologyInstance, generate, link_counts
 
@@ -337,3 +338,53 @@ def test_candidates_beat_the_paper_allocation_on_a_quick_suite_instance():
     paper = evaluate(inst, topoopt(inst, candidates=False))
     best = evaluate(inst, topoopt(inst))
     assert best < 0.8 * paper
+
+
+# Objectives of the code before issue 15's candidate speed-up (commit 7c72573), which
+# built, assembled and evaluated every candidate: the speed-up must not change them.
+# (seed, servers, degree, groups, mp_peers) -> (topoopt, candidates=False)
+BEFORE_SPEEDUP = {
+    (0, 12, 3, 2, None): (0.18702033680666663, 0.18702033680666663),
+    (0, 16, 4, 3, 15): (0.19473930947333337, 0.30606246292666667),
+    (0, 30, 5, 3, 3): (0.12028427029333334, 0.12028427029333334),
+    (0, 32, 6, 2, 4): (0.11700249993666666, 0.11862241619),
+    (1, 16, 2, 3, None): (0.336688932055, 0.336688932055),
+    (1, 64, 8, 1, 4): (0.0588901804346875, 0.06280809956625),
+    (1, 8, 4, 2, None): (0.099280303185, 0.09994903467),   # the plain ring wins
+    (0, 128, 8, 1, 4): (0.06280991306666667, 0.06280991306666667),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE_SPEEDUP, key=str))
+def test_objectives_are_those_before_the_speedup(case):
+    seed, servers, degree, groups, mp_peers = case
+    inst = generate(seed, servers=servers, degree=degree, groups=groups, mp_peers=mp_peers)
+    best, paper = BEFORE_SPEEDUP[case]
+    solution = topoopt(inst)
+    assert check(inst, solution)
+    assert evaluate(inst, solution) == best
+    assert evaluate(inst, topoopt(inst, candidates=False)) == paper
+
+
+@given(instances(max_servers=12), st.integers(0, 2))
+def test_bounding_the_ring_never_changes_the_answer(inst, seed):
+    # with a bound of 0 the plain ring is always built and scored by evaluate
+    assume(inst.degree > 1)
+    solution, info = topoopt_search(inst, seed=seed)
+    original = topoopt_module.ring_lower_bound
+    topoopt_module.ring_lower_bound = lambda instance: 0.0
+    try:
+        unbounded, plain = topoopt_search(inst, seed=seed)
+    finally:
+        topoopt_module.ring_lower_bound = original
+    assert solution == unbounded
+    assert plain["candidates_bounded"] == 0
+    assert info["candidates_scored"] == plain["candidates_scored"]
+    if info["candidates_bounded"]:
+        assert evaluate(inst, ring(inst, seed=seed)) > evaluate(inst, solution)
+
+
+@given(instances(max_servers=12), st.integers(0, 2))
+def test_ring_lower_bound_is_below_the_ring(inst, seed):
+    assume(inst.degree > 1)
+    assert ring_lower_bound(inst) <= evaluate(inst, ring(inst, seed=seed)) * (1 + 1e-12)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from ..report import code_versions
 from ..runner import SweepOutcome, run_sweep
 from ..store import Store
 
@@ -39,8 +40,14 @@ DEFAULT_OUT = "reproduce-results"
 _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.sipml",
             "fabricopt.benchmarks.experiments.topoopt",
+            "fabricopt.benchmarks.experiments.methods",
+            "fabricopt.benchmarks.experiments.circuits",
+            "fabricopt.benchmarks.experiments.wavelengths",
+            "fabricopt.benchmarks.experiments.topology",
+            "fabricopt.benchmarks.experiments.priorities",
+            "fabricopt.benchmarks.experiments.bounds",
             "fabricopt.benchmarks.experiments.placement",
-            "fabricopt.benchmarks.experiments.methods")
+            )
 
 
 @dataclass(frozen=True)
@@ -192,7 +199,7 @@ def render_experiment(name: str, out: str | Path | None = None, *, quick: bool =
     if not rows:
         raise ValueError(f"{folder}: no stored run of {suite}; run "
                          f"`{command_line(name, quick)} --out {folder}` first")
-    versions = sorted({str(r["versions"].get("fabricopt")) for r in rows if r["versions"]})
+    versions = code_versions(rows)
     finished = max(r["finished_at"] or "" for r in rows)
     errors = sum(r["status"] == "error" for r in rows)
     body = experiment.render(rows, folder, quick)

@@ -223,8 +223,8 @@ def _gap_lines(rows: list[dict], folder: Path) -> list[str]:
              f"optimality on {proven}/{count}. Gap = `|p - p*| / max(p, p*)` "
              f"(`metrics.primal_gap`) to the best makespan any run found (the MILP's); "
              f"heuristics at their defaults (method seed 0; `sipml-ls`: 20 restarts) without "
-             f"their model bounds (`bound_milp_s=0`), so their CPU time is the method's; the "
-             f"lower bound is `sipml`'s envelope bound (sources: "
+             f"their model bounds (`bound_milp_s=0`: no MILP inside their CPU time, which "
+             f"is the whole `solve` call's: method, fast bound, scoring); the lower bound is `sipml`'s envelope bound (sources: "
              f"{', '.join(f'{k} {n}' for k, n in sources.most_common())}).", "",
              markdown_table(header, body), ""]
     if closed:

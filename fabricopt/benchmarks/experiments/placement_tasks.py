@@ -12,42 +12,22 @@ with ``--resume`` where it stopped.
 - ``placement.scaling``: ``sipml``'s CPU time at 20,000 and 100,000 sub-ops;
 - ``placement.kl``: every (k, l) candidate of :func:`fabricopt.fabrics.search_iteration_time`.
 
-Times are CPU seconds of the task's process (``time.process_time``, best of
-``repeats``): the machine is shared and wall time measures the other jobs too.
-Objectives, bounds and feasibility are those :func:`fabricopt.solve` scored; a task only
+Times are CPU seconds of the task's process (``time.process_time`` through
+:func:`.comparisons.cpu_timed`, the least of ``repeats``): the machine is shared and
+wall time measures the other jobs too. Objectives, bounds and feasibility are those :func:`fabricopt.solve` scored; a task only
 times calls and reads envelopes.
 """
 
 from __future__ import annotations
 
-import time
 from collections import Counter
-from typing import Any, Callable
 
 from ...problems.opgraph import OpGraph
 from ..tasks import register_task
+from .comparisons import cpu_timed
 
 __all__ = ["transformer_op_graph", "solve_task", "transformer_task", "family_task",
-           "scaling_task", "kl_task", "best_cpu"]
-
-
-def best_cpu(repeats: int, fn: Callable[[], Any]) -> tuple[float, Any]:
-    """``(CPU s, value)``: the least process CPU time of ``repeats`` calls of ``fn`` and the
-    last call's value.
-
-    Examples
-    --------
-    >>> cpu, value = best_cpu(2, lambda: sum(range(1000)))
-    >>> value, cpu >= 0.0
-    (499500, True)
-    """
-    best, value = None, None
-    for _ in range(max(1, repeats)):
-        began = time.process_time()
-        value = fn()
-        spent = time.process_time() - began
-        best = spent if best is None else min(best, spent)
-    return best, value
+           "scaling_task", "kl_task"]
 
 
 def transformer_op_graph(layers: int = 24, d_model: int = 1024, heads: int = 16,
@@ -159,8 +139,8 @@ def solve_task(sizes: dict, seed: int, method: str, options: dict | None = None,
     from ...problems.placement import generate
 
     instance = generate(seed, **sizes)
-    cpu_s, result = best_cpu(1, lambda: solve(instance, method, time_limit=time_limit_s,
-                                              seed=method_seed, **(options or {})))
+    result, cpu_s = cpu_timed(lambda: solve(instance, method, time_limit=time_limit_s,
+                                            seed=method_seed, **(options or {})))
     _scored(result, f"{method} on seed {seed}")
     return {"value": result.objective, "status": result.status, "bound": result.bound,
             "bound_source": result.info.get("bound_source"), "runtime_s": result.runtime_s,
@@ -178,9 +158,9 @@ def transformer_task(max_peers: int, gpus: int = 64, tau_s: float = 1e-5,
     from ...heuristics.sipml import balance, sipml
 
     graph = transformer_op_graph(layers=layers)
-    balance_cpu, instance = best_cpu(repeats, lambda: balance(
-        graph, tau_s, gpus, max_peers=max_peers, link_gbps=link_gbps))
-    sipml_cpu, _ = best_cpu(repeats, lambda: sipml(instance))
+    instance, balance_cpu = cpu_timed(lambda: balance(
+        graph, tau_s, gpus, max_peers=max_peers, link_gbps=link_gbps), repeats)
+    _, sipml_cpu = cpu_timed(lambda: sipml(instance), repeats)
     ours = _scored(solve(instance, "sipml", bound_milp_s=0.0), "sipml")
     ls = _scored(solve(instance, "sipml-ls", time_limit=ls_budget_s, max_evals=10**9,
                        bound_milp_s=0.0), "sipml-ls")
@@ -205,7 +185,7 @@ def family_task(family: str, seed: int, ls_evals: int, repeats: int = 1) -> dict
     from ...problems.placement import generate
 
     instance = generate(seed, family=family)
-    cpu_s, _ = best_cpu(repeats, lambda: sipml(instance))
+    _, cpu_s = cpu_timed(lambda: sipml(instance), repeats)
     base = _scored(solve(instance, "unconstrained"), "unconstrained")
     ours = _scored(solve(instance, "sipml"), "sipml")
     ring = _scored(solve(instance, "sipml", rings="full"), "sipml full ring")
@@ -229,8 +209,8 @@ def scaling_task(ops: int, gpus: int = 64, max_peers: int = 15, seed: int = 0,
 
     instance = generate(seed, ops=ops, gpus=gpus, max_peers=max_peers)
     instance.parents, instance.children, instance.compute_list   # cached arrays, untimed
-    cpu_s, (_, info) = best_cpu(repeats, lambda: sipml(instance))
-    full_cpu_s, _ = best_cpu(repeats, lambda: sipml(instance, rings="full"))
+    (_, info), cpu_s = cpu_timed(lambda: sipml(instance), repeats)
+    _, full_cpu_s = cpu_timed(lambda: sipml(instance, rings="full"), repeats)
     return {"value": cpu_s, "sub_ops": instance.size, "gpus": gpus, "max_peers": max_peers,
             "sipml_cpu_s": cpu_s, "full_ring_cpu_s": full_cpu_s, **_moves(info)}
 
