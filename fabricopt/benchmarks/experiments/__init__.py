@@ -50,6 +50,7 @@ _MODULES = ("fabricopt.benchmarks.experiments.crux",
             "fabricopt.benchmarks.experiments.speed",
             "fabricopt.benchmarks.experiments.simai",
             "fabricopt.benchmarks.experiments.hostile",
+            "fabricopt.benchmarks.experiments.placement",
             )
 
 
