@@ -8,7 +8,7 @@
 - **Bound against the proven optimum**: the fast placement bound
   (:func:`fabricopt.problems.placement.lower_bound`) and the bound fabricopt reported
   before issue 17, ``max(critical path, total compute / gpus)``, against the MILP's
-  proven optimum on ``bench_placement --gap``'s small random instances.
+  proven optimum on the ``placement`` experiment's 30 small random instances.
 - **Topology**: ``topoopt``'s PD gap at 32 and 128 servers (degree 8, one AllReduce
   group, 4 model-parallel peers), with its bound's source.
 
