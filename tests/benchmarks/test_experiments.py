@@ -248,3 +248,28 @@ def test_bounds_optimum_task_never_certifies_above_the_proven_optimum():
     assert out["status"] == "optimal"
     assert out["old_bound"] <= out["bound"] <= out["value"] * (1 + 1e-9)
     assert out["source"] and out["milp_bound"] <= out["value"] * (1 + 1e-9)
+
+
+def test_sipml_claims_say_where_the_headline_holds_and_why_not():
+    from fabricopt.benchmarks.experiments import sipml
+    from fabricopt.fabrics.accuracy import load_steps_table
+
+    def point(seconds, k, l):
+        return {"iteration_s": seconds, "k": k, "l": l}
+
+    curves = {"megatron": {("elect-cluster-400", 256.0): point(2.0, 8, 8),
+                           ("sip-ocs", 256.0): point(4.0, 4, 16),
+                           ("elect-cluster-400", 1024.0): point(2.0, 8, 8),
+                           ("sip-ocs", 1024.0): point(1.0, 8, 8)}}
+    tta = {"megatron": {("sip-ocs", 256.0): (4.0, 1024, None),
+                        ("elect-cluster-400", 256.0): (2.0, 1024, None)}}
+    text = "\n".join(sipml._claims_lines(curves, tta))
+    assert ("megatron: SiP-OCS over Elect-Cluster 400 per iteration 0.50x to 2.00x (wins at "
+            "some points); chosen (k, l): SiP-OCS 4x16 against Elect-Cluster 8x8; SiP-OCS 8x8 "
+            "against Elect-Cluster 8x8.") in text
+    assert "same global batch on SiP-OCS and Elect-Cluster 400 at 1 of 1 points" in text
+    assert "the shipped steps tables of megatron need the same samples" in text
+    penalised = load_steps_table({"workload": "x", "target": "t", "source": "s",
+                                  "points": [[256, 1e5], [1024, 4e4]]})
+    assert not sipml._samples_constant(penalised)
+    assert sipml._claims_lines({}, {}) == []
