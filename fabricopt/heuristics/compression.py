@@ -180,17 +180,18 @@ def _largest_argmax(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return last - starts
 
 
-def _monotone_row(base: np.ndarray, prefix, k: int, n: int):
+def _monotone_row(base: np.ndarray, prefix, k: int, n: int, only_last: bool = False):
     """f(i, k) and the largest optimal j for i = k..n by divide and conquer over i.
 
     The largest optimal split point is non-decreasing in i (C is Monge), so the best j
     of the middle i of a range bounds the j of both halves; every recursion depth is
-    one vectorized step over all its ranges.
+    one vectorized step over all its ranges. With ``only_last``, f(n, k) alone (every
+    j < n scanned once).
     """
     f = np.full(n + 1, -np.inf)
     arg = np.zeros(n + 1, dtype=np.int64)
     # ranges of i and of their candidate j: i_lo..i_hi, j_lo..j_hi
-    i_lo, i_hi = np.array([k]), np.array([n])
+    i_lo, i_hi = np.array([n if only_last else k]), np.array([n])
     j_lo, j_hi = np.array([k - 1]), np.array([n - 1])
     while len(i_lo):
         mids = (i_lo + i_hi) // 2
@@ -210,7 +211,8 @@ def _monotone_row(base: np.ndarray, prefix, k: int, n: int):
     return f, arg
 
 
-def _dense_row(base: np.ndarray, prefix: _DensePrefix, k: int, n: int):
+def _dense_row(base: np.ndarray, prefix: _DensePrefix, k: int, n: int,
+               only_last: bool = False):
     """f(i, k) and the largest optimal j for every i, scanning every j < i."""
     S = prefix.S
     cols = np.arange(n + 1)
@@ -290,7 +292,8 @@ def _best_split(order: np.ndarray, levels: int, row, prefix) -> tuple[float, lis
     args = [None]
     best_value, best_k = -np.inf, 0
     for k in range(1, kmax + 1):
-        f, arg = row(f_prev - diag, prefix, k, n)   # base[j] = f(j, k-1) - S[j, j]
+        # the last level needs f(n, k) alone: one column instead of a whole row
+        f, arg = row(f_prev - diag, prefix, k, n, only_last=k == kmax)
         args.append(arg)
         if f[n] >= best_value:                     # ties: use more levels
             best_value, best_k = float(f[n]), k

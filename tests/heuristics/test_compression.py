@@ -221,3 +221,21 @@ def test_compress_search_uncut_is_compress_and_a_passed_deadline_splits_one_orde
     assert first[2] == 1
     one_value, one_level = compress(6, edges, 3, orders=1, seed=2)
     assert first[0] == one_value and first[1].tolist() == one_level.tolist()
+
+
+@given(integer_dags(), st.integers(1, 6), st.integers(0, 1000))
+def test_the_last_level_alone_gives_the_full_rows_last_entry(case, levels, seed):
+    # _best_split asks only f(n, K) of the last level: it must be the full row's f(n, K)
+    # and its largest optimal split (integer weights: the sums are exact)
+    n, edges = case
+    dag = Dag(n, edges)
+    order = random_topological_order(dag, np.random.default_rng(seed))
+    prefix = _SparsePrefix(dag, order)
+    base = np.full(n + 1, -np.inf)
+    base[0] = 0.0
+    base = base - prefix.diagonal()
+    for k in range(1, min(levels, n) + 1):
+        full, full_arg = _monotone_row(base, prefix, k, n)
+        last, last_arg = _monotone_row(base, prefix, k, n, only_last=True)
+        assert last[n] == full[n] and last_arg[n] == full_arg[n]
+        base = full - prefix.diagonal()
