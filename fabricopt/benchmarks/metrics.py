@@ -8,6 +8,7 @@ Everything here is computed from the store's rows alone (objectives and bounds t
 from __future__ import annotations
 
 import math
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
@@ -15,14 +16,40 @@ from typing import Any, Iterable, Sequence
 from ..solvers.result import relative_gap
 from .claims import with_contradictions
 
-__all__ = ["ratio", "relative_change", "loglog_slope", "SHIFT_S", "shifted_geometric_mean",
-           "sgm_time_s", "BestKnown", "best_known", "primal_gap", "bound_gap", "with_primal_gaps",
+__all__ = ["mean", "median", "ratio", "relative_change", "loglog_slope", "SHIFT_S",
+           "shifted_geometric_mean", "sgm_time_s", "BestKnown", "best_known", "primal_gap", "bound_gap", "with_primal_gaps",
            "MethodSummary", "summarize", "bound_sources"]
 
 #: Shift of the shifted geometric mean runtime, in seconds (as in Mittelmann's benchmarks).
 SHIFT_S = 10.0
 
 _SOLVED = ("optimal", "feasible")
+
+
+def mean(values: Iterable[float | None]) -> float | None:
+    """The mean of the values that are not None (None if there are none).
+
+    Examples
+    --------
+    >>> mean([1.0, None, 2.0])
+    1.5
+    >>> mean([None]) is None
+    True
+    """
+    values = [v for v in values if v is not None]
+    return math.fsum(values) / len(values) if values else None
+
+
+def median(values: Iterable[float | None]) -> float | None:
+    """The median of the values that are not None (None if there are none).
+
+    Examples
+    --------
+    >>> median([3.0, None, 1.0, 2.0, 10.0])
+    2.5
+    """
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
 def ratio(numerator: float | None, denominator: float | None) -> float | None:
@@ -213,8 +240,6 @@ class MethodSummary:
     bound_sources: str = ""
 
 
-def _mean(values: Sequence[float]) -> float | None:
-    return math.fsum(values) / len(values) if values else None
 
 
 def bound_sources(runs: Sequence[dict[str, Any]]) -> str:
@@ -266,6 +291,6 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[MethodSummary]:
             sum(r["status"] == "optimal" for r in runs),
             sum(r["status"] in _SOLVED for r in runs),
             sum(r["status"] == "error" for r in runs),
-            _mean(gaps), max(gaps) if gaps else None, _mean(pd),
+            mean(gaps), max(gaps) if gaps else None, mean(pd),
             shifted_geometric_mean(sgm_time_s(r) for r in runs), bound_sources(runs)))
     return out

@@ -18,7 +18,7 @@ import statistics
 import time
 from typing import Any, Callable, Sequence
 
-from ..metrics import primal_gap
+from ..metrics import median, primal_gap
 from ..tasks import TaskSpec, register_task
 
 __all__ = ["compare_spec", "compare_task", "BUILDERS", "EXTRAS", "method_stats",
@@ -131,11 +131,6 @@ def records_of(rows: Sequence[dict], kind: str, name: str) -> list[dict] | None:
     return None
 
 
-def _median(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
-
-
 def method_stats(records: Sequence[dict], label: str) -> dict:
     """Statistics of method ``label`` over ``records``: against the reference where the
     reference proved optimality (``gaps``: primal gaps; ``optimal``: gaps of 0),
@@ -156,8 +151,8 @@ def method_stats(records: Sequence[dict], label: str) -> dict:
             "mean_gap": statistics.mean(gaps) if gaps else None,
             "max_gap": max(gaps) if gaps else None,
             "optimal": sum(g <= 1e-9 for g in gaps),
-            "median_cpu_s": _median(cpu), "max_cpu_s": max(cpu) if cpu else None,
-            "median_runtime_s": _median(wall)}
+            "median_cpu_s": median(cpu), "max_cpu_s": max(cpu) if cpu else None,
+            "median_runtime_s": median(wall)}
 
 
 #: The footnote of every comparison section: what its CPU seconds are.

@@ -29,11 +29,10 @@ References
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from ...problems.crux_clos import GPUS_PER_HOST
-from ..metrics import ratio, relative_change
+from ..metrics import mean, ratio, relative_change
 from ..tasks import TaskSpec, register_task
 from . import Experiment, markdown_table, register_experiment, write_csv
 
@@ -105,11 +104,6 @@ def _pct(x: float | None, signed: bool = False) -> str | None:
     return f"{x * 100:+.1f} %" if signed else f"{x * 100:.2f} %"
 
 
-def _mean(values) -> float | None:
-    values = [v for v in values if v is not None]
-    return math.fsum(values) / len(values) if values else None
-
-
 def _scenario_rows(rows, scenario):
     """{seed: {method: row}} for one scenario's runs that have a utilization."""
     out: dict[int, dict[str, dict]] = {}
@@ -159,11 +153,11 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
             gains = [relative_change(runs["crux"]["objective"], runs[method]["objective"])
                      for runs in by_seed.values() if "crux" in runs and method in runs]
             gains = [g for g in gains if g is not None]
-            body.append([f"`{method}`", len(utils), _pct(_mean(utils)),
-                         None if method == "crux" else _pct(_mean(gains), signed=True),
+            body.append([f"`{method}`", len(utils), _pct(mean(utils)),
+                         None if method == "crux" else _pct(mean(gains), signed=True),
                          None if method == "crux" or not gains else
                          f"{min(gains) * 100:+.1f} / {max(gains) * 100:+.1f} %"])
-            gains_csv.append([scenario, method, len(utils), _mean(utils), _mean(gains)])
+            gains_csv.append([scenario, method, len(utils), mean(utils), mean(gains)])
         lines += [markdown_table(["method", "instances", "mean GPU utilization",
                                   "crux's mean gain over it", "min / max gain"], body), ""]
         lines += [f"Paper: {PAPER[scenario]}. Gains are `U_crux / U_method - 1` per "
@@ -174,7 +168,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                   f"are whole schedulers.", ""]
         changes = _jct_changes(by_seed)
         if changes:
-            jct = [[f"`{key.split('/')[0]}`", key.split('/')[1], len(v), _pct(_mean(v), True)]
+            jct = [[f"`{key.split('/')[0]}`", key.split('/')[1], len(v), _pct(mean(v), True)]
                    for key, v in sorted(changes.items())]
             lines += ["Iteration time (JCT per iteration) under `crux` against each "
                       "baseline, for the jobs `crux` puts on its highest used level "
@@ -189,7 +183,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
             fractions = [ratio(runs[method]["objective"], runs["enumerate"]["objective"])
                          for runs in settled.values() if method in runs]
             fractions = [f for f in fractions if f is not None]
-            body.append([f"`{method}`", len(fractions), _pct(_mean(fractions)),
+            body.append([f"`{method}`", len(fractions), _pct(mean(fractions)),
                          _pct(min(fractions)) if fractions else None])
         lines += [f"### microbench: {len(micro)} cases, `enumerate` settled {len(settled)}", "",
                   markdown_table(["method", "cases", "mean % of optimum", "worst"], body), "",
@@ -221,7 +215,7 @@ def _plot(rows: list[dict], folder: Path) -> Path | None:
         for s in scenarios:
             utils = [runs[method]["objective"] for runs in _scenario_rows(rows, s).values()
                      if method in runs]
-            means.append((_mean(utils) or 0.0) * 100)
+            means.append((mean(utils) or 0.0) * 100)
         ax.bar([x + i * width for x in range(len(scenarios))], means, width, label=method)
     ax.set_xticks([x + 0.4 - width / 2 for x in range(len(scenarios))], scenarios)
     ax.set_ylabel("mean GPU utilization (%)")

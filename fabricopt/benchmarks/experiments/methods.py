@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..metrics import loglog_slope, summarize
+from ..metrics import loglog_slope, median, summarize
 from ..report import markdown_tables
 from ..runner import plan as plan_suite
 from ..suites import Row, Suite, TABLES
@@ -79,14 +79,6 @@ def _plan_scaling(suite: str, quick: bool) -> list:
     return plan_suite(Suite(suite, tuple(rows)))
 
 
-def _median(values):
-    values = sorted(values)
-    if not values:
-        return None
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else 0.5 * (values[mid - 1] + values[mid])
-
-
 def _render_scaling(rows: list[dict], folder: Path, quick: bool) -> str:
     groups: dict[tuple[str, str], dict[int, list[dict]]] = {}
     for r in rows:
@@ -97,7 +89,7 @@ def _render_scaling(rows: list[dict], folder: Path, quick: bool) -> str:
     body, csv_rows = [], []
     for (kind, method), by_size in sorted(groups.items()):
         sizes = sorted(by_size)
-        medians = [_median([r["runtime_s"] for r in by_size[s]]) for s in sizes]
+        medians = [median([r["runtime_s"] for r in by_size[s]]) for s in sizes]
         rss = [r["peak_rss_bytes"] for s in sizes for r in by_size[s] if r["peak_rss_bytes"]]
         slope = loglog_slope(sizes, medians)
         within = [s for s, t in zip(sizes, medians) if t is not None and t <= SCALING_WITHIN_S]

@@ -25,12 +25,11 @@ The quick variant runs each section at a small size (minutes on 2 cores).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from pathlib import Path
 
 from ...problems.placement import FAMILIES
-from ..metrics import loglog_slope, primal_gap, ratio
+from ..metrics import loglog_slope, mean, primal_gap, ratio
 from ..tasks import TaskSpec
 from . import Experiment, markdown_table, register_experiment, write_csv
 from . import placement_tasks  # noqa: F401  (registers the tasks)
@@ -122,11 +121,6 @@ def _of(rows: list[dict], task: str) -> list[dict]:
     return [r for r in rows if r["kind"] == f"task:{task}" and r["status"] == "feasible"]
 
 
-def _mean(values) -> float | None:
-    values = [v for v in values if v is not None]
-    return math.fsum(values) / len(values) if values else None
-
-
 def _f(x, digits: int = 4) -> str | None:
     return None if x is None else f"{x:.{digits}f}"
 
@@ -187,8 +181,8 @@ def _gap_lines(rows: list[dict], folder: Path) -> list[str]:
 
     def line(name, gaps, cpus):
         gaps = [g for g in gaps if g is not None]
-        return [name, _f(_mean(gaps)), _f(max(gaps) if gaps else None),
-                f"{sum(g <= 1e-9 for g in gaps)}/{len(gaps)}", _f(_mean(cpus)),
+        return [name, _f(mean(gaps)), _f(max(gaps) if gaps else None),
+                f"{sum(g <= 1e-9 for g in gaps)}/{len(gaps)}", _f(mean(cpus)),
                 _f(max(cpus) if cpus else None)]
 
     header = ["method", "mean gap to optimum", "max gap", "optimal on", "mean CPU s",
@@ -228,7 +222,7 @@ def _gap_lines(rows: list[dict], folder: Path) -> list[str]:
              f"{', '.join(f'{k} {n}' for k, n in sources.most_common())}).", "",
              markdown_table(header, body), ""]
     if closed:
-        lines.append(f"- `sipml-ls` closes on average {_mean(closed):.1%} of `sipml`'s gap to "
+        lines.append(f"- `sipml-ls` closes on average {mean(closed):.1%} of `sipml`'s gap to "
                      f"the optimum (over the {len(closed)} instances where `sipml` is not "
                      f"optimal).")
     variants = []
@@ -240,7 +234,7 @@ def _gap_lines(rows: list[dict], folder: Path) -> list[str]:
             agree = sum(primal_gap(i["value"], best[s]) <= 1e-6 for s, i in runs.items())
             variants.append([f"{name} ({_SYMMETRY_NOTE[name]})", len(runs),
                              f"{sum(i['status'] == 'optimal' for i in runs.values())} / "
-                             f"{agree}", f"{_mean(cpus):.2f}", f"{max(cpus):.2f}"])
+                             f"{agree}", f"{mean(cpus):.2f}", f"{max(cpus):.2f}"])
     if variants:
         lines += ["", "MILP symmetry breaking on the same instances, no warm start:", "",
                   markdown_table(["symmetry breaking", "instances", "proven / at the optimum",
@@ -272,7 +266,7 @@ def _families_lines(rows: list[dict], folder: Path) -> list[str]:
     for family, values in summary.items():
         ring, ours, ls, cpu = zip(*values)
         totals.append([family, len(values)] + [
-            f"{_mean(x):.3f} ({max(x):.3f})" for x in (ring, ours, ls)] + [f"{max(cpu):.2f}"])
+            f"{mean(x):.3f} ({max(x):.3f})" for x in (ring, ours, ls)] + [f"{max(cpu):.2f}"])
     return ["### sipml against the degree-free baseline (issue 14)", "",
             "`generate(seed, family=F)` (`problems.placement.FAMILIES`); ratios are makespans "
             "over `unconstrained`'s (Algorithm 1 without the window on the `max_peers + 1` "
