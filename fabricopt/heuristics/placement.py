@@ -23,6 +23,7 @@ import numpy as np
 from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
                                   heads_and_tails, schedule)
 from . import sipml as paper
+from .circulant import circulant_search
 from .sipml import degree_safe_gpus
 
 __all__ = ["round_robin", "Peers", "local_search", "sipml_ls", "best_start"]
@@ -304,21 +305,32 @@ def _perturb(instance: PlacementInstance, peers: Peers, start: list,
 
 def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | None = None,
              max_evals: int | None = None, restarts: int = 20,
-             rings: str = "search") -> tuple[PlacementSolution, dict]:
-    """SiP-ML's Algorithm 1 (:func:`~fabricopt.heuristics.sipml.sipml` with ``rings``),
-    then :func:`local_search` from its assignment.
+             rings: str = "search", circulant: bool = True) -> tuple[PlacementSolution, dict]:
+    """SiP-ML's Algorithm 1 (:func:`~fabricopt.heuristics.sipml.sipml` with ``rings``)
+    and, with ``circulant``, :func:`~fabricopt.heuristics.circulant.circulant_search`;
+    then :func:`local_search` from the assignment whose schedule ends first (ties:
+    Algorithm 1's).
 
-    ``time_limit`` covers both: the search gets what Algorithm 1 left of it.
-    Returns the solution and ``info`` (the search's, with Algorithm 1's under ``"sipml"``).
+    ``time_limit`` covers all of it: each step gets what the earlier ones left.
+    Returns the solution and ``info`` (the search's, with Algorithm 1's under
+    ``"sipml"``, the circulant search's under ``"circulant"`` and the start kept,
+    ``"sipml"`` or ``"circulant"``, under ``"start"``).
     """
     began = time.perf_counter()
+    deadline = None if time_limit is None else began + time_limit
     start, start_info = paper.sipml(instance, rings=rings)
     gpu = [start.gpu[op.id] for op in instance.ops]
+    extra = {"sipml": start_info, "start": "sipml"}
+    if circulant:
+        found, order, found_info = circulant_search(instance, deadline=deadline)
+        extra["circulant"] = found_info
+        if found_info["makespan_s"] < evaluate(instance, start):
+            gpu, extra["start"] = found, "circulant"
     if time_limit is not None:
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
     solution, info = local_search(instance, gpu, seed=seed, max_evals=max_evals,
                                   restarts=restarts, time_limit=time_limit)
-    return solution, {**info, "sipml": start_info}
+    return solution, {**info, **extra}
 
 
 def best_start(instance: PlacementInstance, *, seed: int = 0,

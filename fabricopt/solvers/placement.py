@@ -49,15 +49,21 @@ def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
-             restarts: int = 20, bound_milp_s=None, rings: str = "search") -> SolverOutput:
-    """Ours: sipml, then iterated local search (moves and swaps under the true degree limit).
+             restarts: int = 20, bound_milp_s=None, rings: str = "search",
+             circulant: bool = True) -> SolverOutput:
+    """Ours: best of sipml and a circulant-topology list schedule, then local search.
 
-    ``time_limit`` caps the search's wall clock (results then depend on the machine);
-    ``max_evals`` and ``restarts`` bound it reproducibly (see ``local_search``);
-    ``bound_milp_s`` and ``rings`` as in ``sipml``.
+    The start is the better of Algorithm 1 and (``circulant``, default) a list
+    schedule on a fixed circulant peer topology; iterated local search then moves and
+    swaps ops under the true degree limit. ``time_limit`` caps the wall clock of all three (results then depend on the
+    machine); ``max_evals`` and ``restarts`` bound the search reproducibly (see
+    ``local_search``; the circulant search has a fixed budget, see
+    ``heuristics.circulant.circulant_search``); ``bound_milp_s`` and ``rings`` as in
+    ``sipml``.
     """
     solution, info = ours.sipml_ls(instance, seed=seed, time_limit=time_limit,
-                                   max_evals=max_evals, restarts=restarts, rings=rings)
+                                   max_evals=max_evals, restarts=restarts, rings=rings,
+                                   circulant=circulant)
     return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
                       time_limit=time_limit)
 
@@ -128,6 +134,8 @@ register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, opti
     Option("max_evals", int, None, "schedule evaluations per restart (none: by size)",
            check=at_least(1)),
     Option("restarts", int, 20, "perturbation restarts of the local search",
-           check=at_least(0)), BOUND_MILP_S, _RINGS))
+           check=at_least(0)), BOUND_MILP_S, _RINGS,
+    Option("circulant", bool, True, "also start from the best list schedule on a circulant "
+           "peer topology (false: Algorithm 1 alone)")))
 register_method("placement", "unconstrained", unconstrained, options=(BOUND_MILP_S,))
 register_method("placement", "round-robin", round_robin, options=(BOUND_MILP_S,))

@@ -1,0 +1,315 @@
+"""List scheduling on a fixed circulant peer topology (ours): a start for ``sipml-ls``.
+
+The degree limit is a property of the whole step: every GPU keeps at most ``max_peers``
+peers each way, over all its ops. Placing ops greedily lets the first ops claim peers
+that later ones need, and on the generator's 2,000-op family every method of v0.1
+ended up on one clique of ``max_peers + 1`` GPUs (BENCHMARKS.md, *Bounds*). Here the
+topology comes first: GPUs ``0..r-1`` form a ring and GPU ``h`` may send to
+``h + s (mod r)`` for each offset ``s`` of a set of ``max_peers + 1`` distinct offsets
+(0 included), so every GPU has exactly ``max_peers`` peers each way whatever is placed
+— SiP-ML's forward window (§3.2) is the offsets ``0..max_peers``. Then ops are
+list-scheduled on it.
+
+:func:`circulant_schedule` takes ops in longest-remaining-work order and puts each on
+the GPU, among those its placed parents may send to, where it ends first (transfers
+counted: HEFT's earliest-finish rule [2]_). Forward checking keeps the choice open for
+later ops: a GPU is refused if some child would be left with no GPU all its placed
+parents may send to, or if some other unplaced parent of such a child (or the child
+itself) would be left with no GPU that keeps its own children placeable (one level of
+arc consistency [3]_). It can still reach an op with no GPU left (a dead end): it then
+returns ``None``. :func:`circulant_search` tries ring sizes upwards from
+``max_peers + 1`` for three offset families and keeps the schedule that ends first; the
+ring of ``max_peers + 1`` GPUs, where every GPU may talk to every other, never dead-ends,
+so the search always has an answer.
+
+References
+----------
+.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.2 (the forward window on a ring).
+.. [2] H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and low-complexity
+   task scheduling for heterogeneous computing", IEEE TPDS 13(3), 2002 (HEFT's
+   earliest-finish-time rule).
+.. [3] R. M. Haralick and G. L. Elliott, "Increasing tree search efficiency for
+   constraint satisfaction problems", Artificial Intelligence 14(3), 1980 (forward
+   checking).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterator, Sequence
+
+from ..problems.placement import PlacementInstance, heads_and_tails, schedule_times
+
+__all__ = ["OFFSET_FAMILIES", "circulant_offsets", "circulant_masks", "circulant_schedule",
+           "circulant_search"]
+
+#: Offset families of :func:`circulant_offsets`.
+OFFSET_FAMILIES = ("forward", "centred", "powers-of-two")
+# A family's ring sizes are tried upwards until this many in a row dead-end (bigger rings
+# spread the work but dead-end more often; on the 500- and 2,000-op families no ring
+# after three dead ends in a row completed in more than one case in twelve).
+_DEAD_ENDS_IN_A_ROW = 3
+# Candidate GPUs one search examines (a deterministic budget; the clique's schedule is
+# counted but always finishes). The 2,000-op family needs about 190,000 (1.6 CPU s);
+# 20,000 ops on 64 GPUs spend it on the clique and one more ring (about 13 µs each).
+_MAX_CANDIDATES = 400_000
+
+
+def circulant_offsets(family: str, max_peers: int) -> tuple[int, ...]:
+    """``max_peers + 1`` distinct offsets, 0 first, of an offset family.
+
+    ``forward`` is SiP-ML's window ``0, 1, ..., max_peers``; ``centred`` the same
+    width around 0 (``-floor(p/2) .. p - floor(p/2)``), so neighbours talk both ways;
+    ``powers-of-two`` is ``0, 1, -1, 2, -2, 4, -4, ...``, which reaches further round
+    the ring in few hops.
+
+    Examples
+    --------
+    >>> circulant_offsets("forward", 3), circulant_offsets("centred", 3)
+    ((0, 1, 2, 3), (0, -1, 1, 2))
+    >>> circulant_offsets("powers-of-two", 5)
+    (0, 1, -1, 2, -2, 4)
+    """
+    if family == "forward":
+        return tuple(range(max_peers + 1))
+    if family == "centred":
+        low = max_peers // 2
+        return (0,) + tuple(s for s in range(-low, max_peers - low + 1) if s)
+    if family == "powers-of-two":
+        out, step = [0], 1
+        while len(out) <= max_peers:
+            out.append(step)
+            if len(out) <= max_peers:
+                out.append(-step)
+            step *= 2
+        return tuple(out)
+    raise ValueError(f"family: unknown offset family {family!r}")
+
+
+def circulant_masks(ring_gpus: int, offsets: Sequence[int]) -> list[int] | None:
+    """``masks[h]``: the bit set of GPUs ``h`` may send to (itself included) on a ring
+    of ``ring_gpus`` GPUs, or ``None`` if two offsets coincide modulo ``ring_gpus``.
+
+    Every GPU then sends to ``len(offsets) - 1`` others and, the offsets being the
+    same for all, receives from as many.
+
+    Examples
+    --------
+    >>> [bin(m) for m in circulant_masks(4, (0, 1))]
+    ['0b11', '0b110', '0b1100', '0b1001']
+    >>> circulant_masks(4, (0, 2, -2)) is None     # +2 and -2 are one GPU on 4
+    True
+    """
+    residues = {s % ring_gpus for s in offsets}
+    if len(residues) < len(offsets):
+        return None
+    return [sum(1 << ((h + s) % ring_gpus) for s in residues) for h in range(ring_gpus)]
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class _Work:
+    """Candidate GPUs examined, against ``_MAX_CANDIDATES`` and an optional deadline."""
+
+    def __init__(self, limit: int, deadline: float | None):
+        self.used, self.limit, self.deadline = 0, limit, deadline
+
+    def spent(self) -> bool:
+        return self.used >= self.limit or (
+            self.deadline is not None and time.perf_counter() >= self.deadline)
+
+
+def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
+                       order: Sequence[int] | None = None, *, _work: _Work | None = None
+                       ) -> list[int] | None:
+    """A GPU for every op on the peer topology ``masks`` (see :func:`circulant_masks`),
+    or ``None`` at a dead end (or when the search's budget runs out).
+
+    Parameters
+    ----------
+    instance : PlacementInstance
+    masks : sequence of int
+        ``masks[h]``: bit set of the GPUs ``h`` may send to, ``h`` included; its
+        length is the number of GPUs used. No GPU may have more than ``max_peers``
+        others in its mask or be in more than ``max_peers`` others' masks: the
+        answer then keeps the degree limit whatever it is.
+    order : sequence of int, optional
+        A topological order (default: longest remaining work first).
+
+    Returns
+    -------
+    list of int or None
+        GPU of each op, indexed like ``instance.ops``; every dep with bytes > 0 goes
+        from GPU ``h`` to a GPU of ``masks[h]``.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.placement import SubOp, Dep
+    >>> ops = [SubOp(c, 1.0) for c in "abcd"]
+    >>> deps = [Dep("a", "b", 1.0), Dep("a", "c", 1.0), Dep("a", "d", 1.0)]
+    >>> inst = PlacementInstance(4, 1, 8.0, ops, deps)
+    >>> circulant_schedule(inst, circulant_masks(4, (0, 1)))   # a's children: a's GPU or the next
+    [0, 0, 1, 0]
+    """
+    n, k = instance.size, len(masks)
+    if order is None:
+        _, tail = heads_and_tails(instance)
+        order = instance.topological_order(priority=-(tail + instance.compute))
+    compute = instance.compute_list
+    parents_all = instance.parents
+    children = [[w for w, _, b in near if b] for near in instance.children]
+    parents = [[u for u, _, b in near if b] for near in parents_all]
+    allowed = [(1 << k) - 1] * n          # GPUs every placed parent may send to
+    gpu, end, free = [-1] * n, [0.0] * n, [0.0] * k
+    work = _work if _work is not None else _Work(float("inf"), None)
+
+    reach: dict[int, int] = {}            # GPU set -> GPUs one of them may send to
+    # ops with the same children get the same id: siblings of a fan-in share one check
+    signature: dict[tuple, int] = {}
+    family = [signature.setdefault(tuple(mine), len(signature)) for mine in children]
+
+    def supported(v: int, mask: int, trial: dict) -> bool:
+        """Has op ``v`` a GPU in ``mask`` that leaves each child a GPU under ``trial``?"""
+        mine = children[v]
+        if len(mine) == 1:                 # the common case (fan-ins): one AND
+            spread = reach.get(mask)
+            if spread is None:
+                spread = 0
+                for g in _bits(mask):
+                    spread |= masks[g]
+                reach[mask] = spread
+            return bool(spread & trial.get(mine[0], allowed[mine[0]]))
+        for g in _bits(mask):
+            out = masks[g]
+            if all(out & trial.get(c, allowed[c]) for c in mine):
+                return True
+        return False
+
+    for v in order:
+        best_end, best_gpu = 0.0, -1
+        # arrivals across GPUs, latest first, and the latest end of a parent on each GPU:
+        # a candidate's ready time is then the first arrival from another GPU or that end
+        arrivals = sorted(((end[u] + delay, gpu[u]) for u, delay, _ in parents_all[v]),
+                          reverse=True)
+        local: dict[int, float] = {}
+        for u, _, _ in parents_all[v]:
+            if end[u] > local.get(gpu[u], -1.0):
+                local[gpu[u]] = end[u]
+        for g in _bits(allowed[v]):
+            work.used += 1
+            out = masks[g]
+            trial = {}
+            for c in children[v]:
+                left = allowed[c] & out
+                if not left:
+                    break
+                if left != allowed[c]:       # only narrowed masks can break a support
+                    trial[c] = left
+            else:
+                if trial and not _consistent(v, trial, parents, gpu, allowed, family,
+                                             supported):
+                    continue
+                start = max(free[g], local.get(g, 0.0))
+                for ready, h in arrivals:
+                    if h != g:
+                        start = max(start, ready)
+                        break
+                finish = start + compute[v]
+                if best_gpu < 0 or finish < best_end:
+                    best_end, best_gpu = finish, g
+        if best_gpu < 0 or work.spent():
+            return None
+        out = masks[best_gpu]
+        for c in children[v]:
+            allowed[c] &= out
+        gpu[v], end[v], free[best_gpu] = best_gpu, best_end, best_end
+    return gpu
+
+
+def _consistent(v: int, trial: dict, parents: list, gpu: list, allowed: list, family: list,
+                supported) -> bool:
+    """Does every child of ``v`` under ``trial``, and each of its other unplaced
+    parents, keep a GPU that leaves its own children a GPU?"""
+    checked = set()
+    for c, left in trial.items():
+        for p in parents[c]:
+            if p == v or gpu[p] >= 0:
+                continue
+            key = (allowed[p], family[p])
+            if key in checked:
+                continue
+            if not supported(p, allowed[p], trial):
+                return False
+            checked.add(key)
+        if not supported(c, left, trial):
+            return False
+    return True
+
+
+def circulant_search(instance: PlacementInstance, *, deadline: float | None = None
+                     ) -> tuple[list[int], list[int], dict]:
+    """The best :func:`circulant_schedule` over ring sizes and offset families.
+
+    The ring of ``D = min(max_peers + 1, gpus)`` GPUs (every GPU may talk to every
+    other) is tried first; then, for each family of :data:`OFFSET_FAMILIES`, rings of
+    ``D + 1``, ``D + 2``, ... GPUs until three in a row dead-end, the budget of
+    400,000 candidate GPUs (the clique's count towards it) is spent, or ``deadline``
+    (a ``time.perf_counter()`` value) passes — the only way the answer can depend on
+    the machine.
+
+    Returns
+    -------
+    gpu : list of int
+        The assignment whose as-early-as-possible schedule in ``order`` ends first
+        (ties: the ring tried first).
+    order : list of int
+        Longest remaining work first.
+    info : dict
+        ``ring_gpus`` and ``offsets`` (family) of the answer, ``makespan_s`` of its
+        schedule, ``rings_tried`` and ``dead_ends``.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.placement import generate
+    >>> inst = generate(seed=1, family="k16-p3")
+    >>> gpu, order, info = circulant_search(inst)
+    >>> info["ring_gpus"] > inst.max_peers + 1     # more GPUs than one clique
+    True
+    """
+    _, tail = heads_and_tails(instance)
+    order = instance.topological_order(priority=-(tail + instance.compute))
+    work = _Work(_MAX_CANDIDATES, deadline)
+    clique = min(instance.max_peers + 1, instance.gpus)
+    # the clique's schedule is always feasible: it is charged to the budget, never cut
+    unlimited = _Work(float("inf"), None)
+    gpu = circulant_schedule(instance, [(1 << clique) - 1] * clique, order, _work=unlimited)
+    work.used = unlimited.used
+    best = (max(schedule_times(instance, gpu, order)[1], default=0.0), gpu, clique, "clique")
+    tried, dead = 1, 0
+    for family in OFFSET_FAMILIES:
+        offsets = circulant_offsets(family, instance.max_peers)
+        in_a_row = 0
+        for ring in range(clique + 1, instance.gpus + 1):
+            if in_a_row >= _DEAD_ENDS_IN_A_ROW or work.spent():
+                break
+            masks = circulant_masks(ring, offsets)
+            if masks is None:
+                continue
+            tried += 1
+            found = circulant_schedule(instance, masks, order, _work=work)
+            if found is None:
+                dead += 1
+                in_a_row += 1
+                continue
+            in_a_row = 0
+            makespan = max(schedule_times(instance, found, order)[1], default=0.0)
+            if makespan < best[0]:
+                best = (makespan, found, ring, family)
+    makespan, gpu, ring, family = best
+    return gpu, order, {"ring_gpus": ring, "offsets": family, "makespan_s": makespan,
+                        "rings_tried": tried, "dead_ends": dead}

@@ -1,0 +1,138 @@
+"""List scheduling on a circulant peer topology: the topology keeps the degree limit,
+every answer is feasible, the search always answers, and sipml-ls is never worse than
+either of its starts."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fabricopt.heuristics import circulant
+from fabricopt.heuristics.circulant import (OFFSET_FAMILIES, circulant_masks,
+                                            circulant_offsets, circulant_schedule,
+                                            circulant_search)
+from fabricopt.heuristics.placement import sipml_ls
+from fabricopt.heuristics.sipml import sipml
+from fabricopt.problems import check, evaluate
+from fabricopt.problems.placement import (Dep, PlacementInstance, SubOp, generate, peer_sets,
+                                          schedule, schedule_times)
+from placement_cases import brute_force_optimum, small_instances
+
+
+def _members(mask):
+    return {g for g in range(mask.bit_length()) if mask >> g & 1}
+
+
+@given(st.sampled_from(OFFSET_FAMILIES), st.integers(1, 20), st.integers(2, 64))
+def test_offsets_are_distinct_and_give_every_gpu_max_peers_each_way(family, max_peers, ring):
+    offsets = circulant_offsets(family, max_peers)
+    assert offsets[0] == 0 and len(set(offsets)) == len(offsets) == max_peers + 1
+    masks = circulant_masks(ring, offsets)
+    if masks is None:           # only when two offsets meet modulo the ring
+        assert len({s % ring for s in offsets}) < len(offsets)
+        return
+    sends = [_members(m) - {h} for h, m in enumerate(masks)]
+    receives = [{h for h in range(ring) if g in sends[h]} for g in range(ring)]
+    assert all(h in _members(m) for h, m in enumerate(masks))
+    assert {len(s) for s in sends} == {len(r) for r in receives} == {max_peers}
+
+
+def test_offsets_reject_an_unknown_family():
+    with pytest.raises(ValueError, match="unknown offset family 'spiral'"):
+        circulant_offsets("spiral", 3)
+
+
+def _deps_follow(inst, gpu, masks):
+    return all(masks[gpu[inst.index[d.src]]] >> gpu[inst.index[d.dst]] & 1
+               for d in inst.deps if d.bytes > 0)
+
+
+@settings(max_examples=60)
+@given(small_instances(max_ops=10, max_gpus=6), st.sampled_from(OFFSET_FAMILIES),
+       st.integers(0, 4))
+def test_a_schedule_follows_its_topology_and_keeps_the_degree_limit(inst, family, extra):
+    ring = min(inst.max_peers + 1 + extra, inst.gpus)
+    masks = circulant_masks(ring, circulant_offsets(family, inst.max_peers)) \
+        if ring > inst.max_peers + 1 else [(1 << ring) - 1] * ring
+    if masks is None:
+        return
+    gpu = circulant_schedule(inst, masks)
+    if gpu is None:             # a dead end: allowed, the search moves on
+        return
+    assert _deps_follow(inst, gpu, masks)
+    sends, receives = peer_sets(inst, gpu)
+    assert max(map(len, sends + receives), default=0) <= inst.max_peers
+    assert check(inst, schedule(inst, gpu))
+
+
+@settings(max_examples=40)
+@given(small_instances(max_ops=7, max_gpus=4))
+def test_the_search_always_answers_feasibly_and_above_the_optimum(inst):
+    gpu, order, info = circulant_search(inst)
+    solution = schedule(inst, gpu, order)
+    assert check(inst, solution)
+    assert evaluate(inst, solution) == pytest.approx(info["makespan_s"], rel=1e-12)
+    if inst.size <= 5:
+        assert brute_force_optimum(inst) <= info["makespan_s"] * (1 + 1e-12)
+
+
+def test_the_clique_never_dead_ends_and_uses_every_gpu_of_it():
+    # 12 independent unit ops on a clique of 3 GPUs: 4 rounds, no GPU idle
+    inst = PlacementInstance(6, 2, 8.0, [SubOp(f"x{i}", 1.0) for i in range(12)])
+    gpu = circulant_schedule(inst, [0b111] * 3)
+    assert sorted(gpu.count(g) for g in range(3)) == [4, 4, 4]
+
+
+def test_a_dead_end_returns_none_and_the_search_falls_back_on_the_clique():
+    # found by random search: on a forward window of 2 on 4 GPUs, o5 reads from o0
+    # and o4, which the earlier choices (each checked one level ahead) put too far apart
+    compute = [2.0, 1.0, 2.0, 1.0, 2.0, 2.0]
+    ops = [SubOp(f"o{i}", c) for i, c in enumerate(compute)]
+    deps = [Dep(f"o{a}", f"o{b}", 1e9) for a, b in ((0, 3), (2, 3), (1, 4), (3, 4), (0, 5),
+                                                     (4, 5))]
+    inst = PlacementInstance(4, 1, 8.0, ops, deps)
+    assert circulant_schedule(inst, circulant_masks(4, (0, 1))) is None
+    gpu, order, info = circulant_search(inst)
+    assert info["dead_ends"] >= 1 and check(inst, schedule(inst, gpu, order))
+
+
+def test_the_forward_check_keeps_a_fan_in_placeable():
+    # 8 parents feed one child on a ring of 6 with 2 peers: the parents must stay within
+    # one GPU's in-window of 3 GPUs
+    ops = [SubOp(f"p{i}", 1.0) for i in range(8)] + [SubOp("c", 1.0)]
+    deps = [Dep(f"p{i}", "c", 1e6) for i in range(8)]
+    inst = PlacementInstance(6, 2, 8.0, ops, deps)
+    masks = circulant_masks(6, circulant_offsets("forward", 2))
+    gpu = circulant_schedule(inst, masks)
+    assert gpu is not None and _deps_follow(inst, gpu, masks)
+    assert len(set(gpu[:8])) <= 3
+
+
+def test_the_budget_stops_the_search_but_keeps_an_answer(monkeypatch):
+    inst = generate(1, family="k16-p3")
+    monkeypatch.setattr(circulant, "_MAX_CANDIDATES", 1)
+    gpu, order, info = circulant_search(inst)
+    assert info["ring_gpus"] == inst.max_peers + 1 and info["rings_tried"] <= 2
+    assert check(inst, schedule(inst, gpu, order))
+
+
+def test_rings_beyond_the_clique_pay_on_the_500_op_family():
+    # the reason the search exists: a clique of max_peers + 1 GPUs idles the rest
+    inst = generate(1, family="k16-p3")
+    gpu, order, info = circulant_search(inst)
+    clique = circulant_schedule(inst, [(1 << 4) - 1] * 4, order)
+    assert info["ring_gpus"] > 4
+    assert info["makespan_s"] < 0.9 * max(schedule_times(inst, clique, order)[1])
+    assert info["makespan_s"] < evaluate(inst, sipml(inst)[0])
+
+
+@settings(max_examples=25)
+@given(small_instances(max_ops=8, max_gpus=5), st.booleans())
+def test_sipml_ls_is_never_worse_than_either_start(inst, use_circulant):
+    solution, info = sipml_ls(inst, max_evals=200, circulant=use_circulant)
+    assert check(inst, solution)
+    value = evaluate(inst, solution)
+    assert value <= evaluate(inst, sipml(inst)[0]) * (1 + 1e-12)
+    if use_circulant:
+        assert value <= info["circulant"]["makespan_s"] * (1 + 1e-12)
+        assert info["start"] in ("sipml", "circulant")
+    else:
+        assert "circulant" not in info and info["start"] == "sipml"
