@@ -181,11 +181,13 @@ def _status(h, model_status, has_solution: bool) -> str:
     raise SolverFailure(f"HiGHS: {h.modelStatusToString(model_status)}")
 
 
-def _attempt(arrays, deadline, rel_gap, seed, start):
+def _attempt(arrays, deadline, rel_gap, seed, start, max_nodes=None):
     """One HiGHS solve: (status, column values or None, HiGHS's objective, info, highs)."""
     import highspy
 
     h = load_highs(arrays, rel_gap=rel_gap, seed=seed, start=start)
+    if max_nodes is not None:
+        h.setOptionValue("mip_max_nodes", int(max_nodes))
     model_status = _run(h, deadline)
     if model_status == highspy.HighsModelStatus.kInfeasible:
         model_status = _confirm_infeasible(h, deadline)
@@ -201,21 +203,25 @@ def _attempt(arrays, deadline, rel_gap, seed, start):
 
 
 def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
-                warm_start: Mapping[str, float] | None, seed: int):
+                warm_start: Mapping[str, float] | None, seed: int,
+                max_nodes: int | None = None):
     """Solve ``arrays`` with HiGHS; returns ``(status, values, objective, bound, nodes, info)``.
+
+    ``max_nodes`` caps the branch-and-bound nodes (HiGHS ``mip_max_nodes``).
 
     ``objective`` is that of the returned columns, never HiGHS's own figure; a
     disagreement between the two is resolved as the module docstring says.
     """
     integer = len(arrays.integer) > 0
-    status, col, info, model_status = _attempt(arrays, deadline, rel_gap, seed, warm_start)
+    status, col, info, model_status = _attempt(arrays, deadline, rel_gap, seed, warm_start,
+                                               max_nodes)
     notes: dict = {"model_status": model_status}
     objective = None if col is None else arrays.objective_of(col)
     reported = None if col is None else info.objective_function_value
     if col is not None and not _agree(objective, reported):
         mismatch = {"highs_objective": reported, "columns_objective": objective}
         if warm_start is not None and len(warm_start):
-            retry = _attempt(arrays, deadline, rel_gap, seed, None)
+            retry = _attempt(arrays, deadline, rel_gap, seed, None, max_nodes)
             if retry[1] is not None and _agree(arrays.objective_of(retry[1]),
                                                retry[2].objective_function_value):
                 status, col, info, model_status = retry

@@ -60,7 +60,8 @@ class MilpRun:
 
 def run_milp(model: MilpModel | pulp.LpProblem | SparseModel, *, backend: str = "highs",
              time_limit: float | None = None, rel_gap: float = 0.0,
-             warm_start: Mapping[str, float] | None = None, seed: int = 0) -> MilpRun:
+             warm_start: Mapping[str, float] | None = None, seed: int = 0,
+             max_nodes: int | None = None) -> MilpRun:
     """Solve a model with ``backend`` (``"highs"`` or ``"cbc"``).
 
     Parameters
@@ -77,6 +78,9 @@ def run_milp(model: MilpModel | pulp.LpProblem | SparseModel, *, backend: str = 
         full column vector of one (sparse models).
     seed : int
         The solver's random seed.
+    max_nodes : int, optional
+        Branch-and-bound nodes at most (HiGHS only): unlike ``time_limit``, a budget
+        whose answer does not depend on the machine's speed (HiGHS runs on one thread).
 
     Returns
     -------
@@ -85,7 +89,7 @@ def run_milp(model: MilpModel | pulp.LpProblem | SparseModel, *, backend: str = 
     Raises
     ------
     SolverUnavailable
-        For an unknown backend, or CBC where PuLP ships none.
+        For an unknown backend, CBC where PuLP ships none, or CBC with ``max_nodes``.
     SolverFailure
         When the solver fails without a usable answer (an unbounded model, a HiGHS
         error).
@@ -111,6 +115,8 @@ def run_milp(model: MilpModel | pulp.LpProblem | SparseModel, *, backend: str = 
     began = time.monotonic()
     if backend not in BACKENDS:
         raise SolverUnavailable(f"backend = {backend!r}: must be one of {', '.join(BACKENDS)}")
+    if max_nodes is not None and backend != "highs":
+        raise SolverUnavailable(f"max_nodes = {max_nodes!r}: only the highs backend takes it")
     problem = model.problem if isinstance(model, MilpModel) else model
     sparse = isinstance(problem, SparseModel)
     deadline = None if time_limit is None else began + float(time_limit)
@@ -143,7 +149,8 @@ def run_milp(model: MilpModel | pulp.LpProblem | SparseModel, *, backend: str = 
     else:
         copied = time.monotonic()
         out = solve_empty(arrays) if not arrays.names else solve_highs(
-            arrays, deadline=deadline, rel_gap=rel_gap, warm_start=warm_start, seed=seed)
+            arrays, deadline=deadline, rel_gap=rel_gap, warm_start=warm_start, seed=seed,
+            max_nodes=max_nodes)
     status, values, objective, bound, nodes, info = out
     return MilpRun(status, values, objective, bound, nodes, solver, info,
                    copy_s=copied - began, solver_s=time.monotonic() - copied)

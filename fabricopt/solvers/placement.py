@@ -40,8 +40,8 @@ def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
     ``rings="full"`` places on the ring of all GPUs (the paper); ``"search"`` (default)
     also tries the ring of ``max_peers + 1`` GPUs and one GPU and keeps the best (see
     ``heuristics.sipml.sipml``). ``bound_milp_s``: seconds the MILP may spend on a bound
-    beside the answer (see ``heuristic_bound``; default 2 s on instances of at most 16
-    ops, else 0).
+    beside the answer (see ``heuristic_bound``; default: 500 branch-and-bound nodes,
+    at most 10 s, on instances of at most 16 ops, else none).
     """
     solution, info = paper.sipml(instance, rings=rings)
     return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
@@ -127,7 +127,8 @@ register_method("placement", "milp", milp, exact=True, honours_time_limit=True,
                     "order rows among identical GPUs: true (all), weak (cheap ones), false",
                     choices=(True, False, "weak")),))
 BOUND_MILP_S = Option("bound_milp_s", float, None,
-                      "seconds of MILP for the bound (none: 2 s up to 16 ops, else 0)",
+                      "seconds of MILP for the bound (none: 500 nodes, at most 10 s, up to 16 "
+                      "ops; else 0)",
                       check=at_least(0))
 register_method("placement", "sipml", sipml, options=(BOUND_MILP_S, _RINGS))
 register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, options=(

@@ -25,8 +25,11 @@ MAX_MODEL_OPS = 16
 #: (a pair variable per GPU pair and transfer), so 5 ops on 4,096 GPUs would not fit.
 MAX_MODEL_GPUS = 16
 
-# Auto MILP bound: this many seconds, at most this share of a method's time limit.
-_AUTO_MILP_S = 2.0
+# Auto MILP bound: this many branch-and-bound nodes (a budget that gives the same bound
+# on a loaded machine; 500 prove the 12-op quick rows), and as a safety net at most this
+# many seconds and this share of a method's time limit.
+_AUTO_NODES = 500
+_AUTO_MILP_S = 10.0
 _AUTO_SHARE = 0.25
 # A model's bound must beat the fast one by this much to be named the source.
 _SAME_RTOL = 1e-9
@@ -61,8 +64,10 @@ def lp_relaxation_bound(instance: PlacementInstance, *, upper_bound_s: float | N
 
 
 def milp_dual_bound(instance: PlacementInstance, *, time_limit: float,
-                    incumbent: PlacementSolution | None = None) -> float | None:
-    """HiGHS's dual bound on the placement MILP after at most ``time_limit`` seconds.
+                    incumbent: PlacementSolution | None = None,
+                    max_nodes: int | None = None) -> float | None:
+    """HiGHS's dual bound on the placement MILP after at most ``time_limit`` seconds
+    (and ``max_nodes`` branch-and-bound nodes, if given).
 
     Warm-started from ``incumbent`` (whose makespan also caps every start time: an
     optimum is never later), so the branch and bound prunes from the first node. The
@@ -80,7 +85,7 @@ def milp_dual_bound(instance: PlacementInstance, *, time_limit: float,
     upper = evaluate(instance, incumbent) if incumbent is not None else None
     model = formulation.build(instance, upper_bound_s=upper)
     start = model.encode(incumbent) if incumbent is not None else None
-    run = run_milp(model.problem, time_limit=time_limit, warm_start=start)
+    run = run_milp(model.problem, time_limit=time_limit, warm_start=start, max_nodes=max_nodes)
     if run.bound is None or not math.isfinite(run.bound):
         return None
     return model.bound_from_raw(run.bound)
@@ -94,8 +99,10 @@ def heuristic_bound(instance: PlacementInstance, solution: PlacementSolution | N
     The fast bounds of :func:`fabricopt.problems.placement_bounds.bounds` always; for
     instances of at most :data:`MAX_MODEL_OPS` ops on at most :data:`MAX_MODEL_GPUS`
     GPUs also the LP relaxation and the
-    MILP's dual bound (``lp-relaxation``, ``milp-dual``) after ``milp_s`` seconds
-    (default: 2 s, at most a quarter of ``time_limit``; 0 skips both).
+    MILP's dual bound (``lp-relaxation``, ``milp-dual``) after ``milp_s`` seconds.
+    By default (``milp_s`` None) the MILP gets 500 branch-and-bound nodes instead, so
+    the bound does not depend on the machine's load, with 10 s (at most a quarter of
+    ``time_limit``) as a safety net; 0 skips both.
 
     Raises
     ------
@@ -115,9 +122,11 @@ def heuristic_bound(instance: PlacementInstance, solution: PlacementSolution | N
         raise ValueError(f"bound_milp_s = {milp_s!r}: must be a number >= 0")
     fast = lower_bound(instance)
     found = {fast.source: float(fast)}
+    max_nodes = None
     if milp_s is None:
         small = instance.size <= MAX_MODEL_OPS and instance.gpus <= MAX_MODEL_GPUS
         milp_s = _AUTO_MILP_S if small else 0.0
+        max_nodes = _AUTO_NODES
         if time_limit is not None:
             milp_s = min(milp_s, _AUTO_SHARE * time_limit)
     upper = evaluate(instance, solution) if solution is not None else None
@@ -130,7 +139,8 @@ def heuristic_bound(instance: PlacementInstance, solution: PlacementSolution | N
             found["lp-relaxation"] = lp
         left = milp_s - (time.perf_counter() - began)
         if left > 0:
-            dual = milp_dual_bound(instance, time_limit=left, incumbent=solution)
+            dual = milp_dual_bound(instance, time_limit=left, incumbent=solution,
+                                   max_nodes=max_nodes)
             if dual is not None:
                 found["milp-dual"] = dual
     # a model bound no better than the fast one (to rounding) adds nothing: it keeps the name

@@ -47,6 +47,19 @@ def test_milp_dual_bound_closes_a_tiny_gap_the_fast_bounds_leave():
     assert r.info["bound_source"] == "milp-dual" and r.gap == pytest.approx(0.0, abs=1e-6)
 
 
+def test_the_default_model_bound_is_a_node_budget_not_a_clock(monkeypatch):
+    # small/2 of the quick suite, whose 2 s bound moved with the machine's load: 500
+    # nodes prove it, and stretching the wall-clock safety net changes nothing
+    from fabricopt.solvers import placement_bounds
+
+    inst = generate(seed=2, ops=12, gpus=4, max_peers=2)
+    first = heuristic_bound(inst, None)
+    monkeypatch.setattr(placement_bounds, "_AUTO_MILP_S", 1000.0)
+    assert float(heuristic_bound(inst, None)) == float(first)
+    assert first.source == "milp-dual"
+    assert float(first) == pytest.approx(fabricopt.solve(inst, "milp").objective, rel=1e-9)
+
+
 def test_bound_option_is_validated():
     inst = generate(seed=1, ops=8, gpus=3, max_peers=1)
     with pytest.raises(ValueError, match="bound_milp_s = -1: must be a number >= 0"):

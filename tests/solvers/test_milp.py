@@ -42,18 +42,36 @@ def test_infeasible_is_reported():
     assert run_milp(p).status == "infeasible"
 
 
-def test_time_limit_is_not_reported_optimal():
-    # A hard equality knapsack that HiGHS cannot close in 0.05 s.
+def _hard_knapsack():
     p = new_problem("hard", "max")
     n = 120
     x = p.add_variable_dicts("x", range(n), 0, 1, pulp.LpInteger)
     w = [(i * 7919) % 1009 + 1000 for i in range(n)]
     p += pulp.lpSum((w[i] + (i % 7)) * x[i] for i in range(n))
     p += pulp.lpSum(w[i] * x[i] for i in range(n)) <= sum(w) // 2 + 1
-    run = run_milp(p, time_limit=0.05)
+    return p
+
+
+def test_time_limit_is_not_reported_optimal():
+    # A hard equality knapsack that HiGHS cannot close in 0.05 s.
+    run = run_milp(_hard_knapsack(), time_limit=0.05)
     assert run.status in ("feasible", "no_solution", "optimal")
     if run.status == "feasible":
         assert run.bound >= run.objective
+
+
+def test_a_node_budget_stops_the_search_with_a_valid_bound_and_repeats_itself():
+    runs = [run_milp(_hard_knapsack(), max_nodes=20, time_limit=60.0) for _ in range(2)]
+    for run in runs:
+        assert run.status in ("feasible", "no_solution") and run.nodes <= 21
+        if run.status == "feasible":
+            assert run.bound >= run.objective
+    assert (runs[0].bound, runs[0].objective) == (runs[1].bound, runs[1].objective)
+
+
+def test_a_node_budget_is_refused_for_cbc():
+    with pytest.raises(SolverUnavailable, match="max_nodes = 20: only the highs backend"):
+        run_milp(_hard_knapsack(), backend="cbc", max_nodes=20)
 
 
 def test_warm_start_is_used():

@@ -233,7 +233,8 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     lines += ["PD gap: each run's `(objective - bound) / objective` as `fabricopt.solve` "
               "scored it; every heuristic reports the largest of the fast bounds and, on "
               "instances of at most 16 ops and 16 GPUs, the MILP's LP relaxation and its "
-              "dual bound after at most 2 s (so those rows vary with the machine's load).", "",
+              "dual bound after 500 branch-and-bound nodes (with 10 s of wall clock as a "
+              "safety net: a node budget gives the same bound on a loaded machine).", "",
               "### Placement: per instance", "", per_row, "",
               "`medium-milp-240s` is the MILP for 240 s on the medium instances (is the "
               "primal or the bound loose there?); `large-degree-free` is the large instance "
