@@ -1,9 +1,10 @@
 """Placement heuristics beyond SiP-ML's own: the round-robin baseline and local search.
 
-:func:`local_search` (ours) starts from any feasible assignment — ``sipml`` in the
-``sipml-ls`` method — and moves or swaps ops between GPUs while the makespan of the
-as-early-as-possible schedule falls, keeping the true degree limit (distinct peers, not
-SiP-ML's stricter ring window). It is iterated: at a local optimum it perturbs the best
+:func:`local_search` (ours) starts from any feasible assignment — in the ``sipml-ls``
+method the better of ``sipml``'s and the circulant list schedule of
+:mod:`fabricopt.heuristics.circulant` — and moves or swaps ops between GPUs while the
+makespan of the as-early-as-possible schedule falls, keeping the true degree limit
+(distinct peers, not SiP-ML's stricter ring window). It is iterated: at a local optimum it perturbs the best
 assignment with a few random moves and descends again.
 
 References
