@@ -200,8 +200,19 @@ def _topology_table(rows: list[dict]) -> tuple[str, list]:
     return markdown_table(header, body), csv_rows
 
 
+def _plan_position(r: dict) -> tuple:
+    """Where a placement run's row stands in the plan (quick rows, the 2,000-op family,
+    the evidence rows), then its instance seed: the tables do not follow the order in
+    which a resumed run stored them."""
+    names = [e[0] for e in TABLES["placement"]["quick"]] + ["k32-p7"] + [e[0] for e in _EVIDENCE]
+    name = _row_name(r)
+    seed = r["instance_id"].rsplit("/", 1)[-1]
+    return (names.index(name) if name in names else len(names), name,
+            int(seed) if seed.isdigit() else 0)
+
+
 def _render(rows: list[dict], folder: Path, quick: bool) -> str:
-    placement = [r for r in rows if r["kind"] == "placement"]
+    placement = sorted((r for r in rows if r["kind"] == "placement"), key=_plan_position)
     original = [r for r in placement if _row_name(r) in ORIGINAL_ROWS]
     quick_rows = [r for r in placement if _row_name(r) in ORIGINAL_ROWS + ("k16-p3",)]
     groups = {"original quick rows (tiny, small, medium, large: 9 in the full variant)": original,
