@@ -325,7 +325,7 @@ def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | 
     if circulant:
         found, order, found_info = circulant_search(instance, deadline=deadline)
         extra["circulant"] = found_info
-        if found_info["makespan_s"] < evaluate(instance, start):
+        if found is not None and found_info["makespan_s"] < evaluate(instance, start):
             gpu, extra["start"] = found, "circulant"
     if time_limit is not None:
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)

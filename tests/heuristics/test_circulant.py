@@ -136,3 +136,25 @@ def test_sipml_ls_is_never_worse_than_either_start(inst, use_circulant):
         assert info["start"] in ("sipml", "circulant")
     else:
         assert "circulant" not in info and info["start"] == "sipml"
+
+
+@settings(max_examples=20)
+@given(st.integers(0, 10**6), st.integers(65, 130))
+def test_the_numpy_clique_schedule_is_the_loop_s_schedule(seed, gpus):
+    inst = generate(seed, ops=60, gpus=gpus, max_peers=gpus - 1)
+    clique = [(1 << gpus) - 1] * gpus
+    fast = circulant_schedule(inst, clique)
+    saved = circulant._CLIQUE_FAST
+    try:
+        circulant._CLIQUE_FAST = 10**9          # the generic loop, one GPU at a time
+        assert circulant_schedule(inst, clique) == fast
+    finally:
+        circulant._CLIQUE_FAST = saved
+
+
+def test_a_passed_deadline_gives_no_circulant_start_and_sipml_ls_keeps_algorithm_1():
+    inst = generate(1, family="k16-p3")
+    gpu, _, info = circulant_search(inst, deadline=0.0)
+    assert gpu is None and info["makespan_s"] == float("inf")
+    solution, info = sipml_ls(inst, time_limit=0.0)
+    assert check(inst, solution) and info["start"] == "sipml"
