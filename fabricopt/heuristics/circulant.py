@@ -11,16 +11,18 @@ topology comes first: GPUs ``0..r-1`` form a ring and GPU ``h`` may send to
 list-scheduled on it.
 
 :func:`circulant_schedule` takes ops in longest-remaining-work order and puts each on
-the GPU, among those its placed parents may send to, where it ends first (transfers
-counted: HEFT's earliest-finish rule [2]_). Forward checking keeps the choice open for
-later ops: a GPU is refused if some child would be left with no GPU all its placed
-parents may send to, or if some other unplaced parent of such a child (or the child
-itself) would be left with no GPU that keeps its own children placeable (one level of
-arc consistency [3]_). It can still reach an op with no GPU left (a dead end): it then
-returns ``None``. :func:`circulant_search` tries ring sizes upwards from
-``max_peers + 1`` for three offset families and keeps the schedule that ends first; the
-ring of ``max_peers + 1`` GPUs, where every GPU may talk to every other, never dead-ends,
-so the search always has an answer unless a deadline passes first.
+the GPU where it ends first (transfers counted: HEFT's earliest-finish rule [2]_) among
+those still open to it. What is open is kept arc-consistent [3]_: every unplaced op
+has a *domain* of GPUs, and a dep ``u -> v`` with bytes > 0 keeps in ``v``'s domain
+only GPUs some GPU of ``u``'s may send to, and in ``u``'s only GPUs that may send to
+one of ``v``'s. Placing an op shrinks its domain to one GPU and the shrinking is
+propagated (AC-3); a GPU that would empty some domain is refused and the next-best one
+tried. Arc consistency does not see every conflict, so an op can still be left with no
+GPU (a dead end, rare on the generator's families): the schedule then returns
+``None``. :func:`circulant_search` tries every ring size from ``max_peers + 2`` up for
+three offset families and keeps the schedule that ends first; the ring of
+``max_peers + 1`` GPUs, where every GPU may talk to every other, never dead-ends, so
+the search always has an answer unless a deadline passes first.
 
 References
 ----------
@@ -28,9 +30,8 @@ References
 .. [2] H. Topcuoglu, S. Hariri and M.-Y. Wu, "Performance-effective and low-complexity
    task scheduling for heterogeneous computing", IEEE TPDS 13(3), 2002 (HEFT's
    earliest-finish-time rule).
-.. [3] R. M. Haralick and G. L. Elliott, "Increasing tree search efficiency for
-   constraint satisfaction problems", Artificial Intelligence 14(3), 1980 (forward
-   checking).
+.. [3] A. K. Mackworth, "Consistency in networks of relations", Artificial
+   Intelligence 8(1), 1977 (arc consistency, AC-3).
 """
 
 from __future__ import annotations
@@ -47,16 +48,14 @@ __all__ = ["OFFSET_FAMILIES", "circulant_offsets", "circulant_masks", "circulant
 
 #: Offset families of :func:`circulant_offsets`.
 OFFSET_FAMILIES = ("forward", "centred", "powers-of-two")
-# A family's ring sizes are tried upwards until this many in a row dead-end (bigger rings
-# spread the work but dead-end more often; on the 500- and 2,000-op families no ring
-# after three dead ends in a row completed in more than one case in twelve).
+# A family's ring sizes are tried upwards until this many in a row dead-end.
 _DEAD_ENDS_IN_A_ROW = 3
 # Cliques of more GPUs than this are scheduled with numpy (one vector op per op).
 _CLIQUE_FAST = 64
-# Candidate GPUs one search examines (a deterministic budget; the clique's schedule is
-# counted but always finishes). The 2,000-op family needs about 190,000 (1.6 CPU s);
-# 20,000 ops on 64 GPUs spend it on the clique and one more ring (about 13 µs each).
-_MAX_CANDIDATES = 400_000
+# Work of one search, at most: GPUs tried plus domains narrowed (a deterministic budget;
+# the clique's schedule is counted but only a deadline cuts it). The 2,000-op family
+# uses about 1.3 million (about 4 CPU s); 20,000 ops on 64 GPUs a few rings' worth.
+_MAX_WORK = 2_000_000
 
 
 def circulant_offsets(family: str, max_peers: int) -> tuple[int, ...]:
@@ -118,7 +117,7 @@ def _bits(mask: int) -> Iterator[int]:
 
 
 class _Work:
-    """Candidate GPUs examined, against ``_MAX_CANDIDATES`` and an optional deadline."""
+    """Work done (GPUs tried, domains narrowed) against a limit and an optional deadline."""
 
     def __init__(self, limit: int, deadline: float | None):
         self.used, self.limit, self.deadline = 0, limit, deadline
@@ -167,74 +166,100 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
     work = _work if _work is not None else _Work(float("inf"), None)
     if k > _CLIQUE_FAST and all(m == (1 << k) - 1 for m in masks):
         return _clique_schedule(instance, k, order, work)
-    compute = instance.compute_list
-    parents_all = instance.parents
-    children = [[w for w, _, b in near if b] for near in instance.children]
-    parents = [[u for u, _, b in near if b] for near in parents_all]
-    allowed = [(1 << k) - 1] * n          # GPUs every placed parent may send to
-    gpu, end, free = [-1] * n, [0.0] * n, [0.0] * k
+    sends = [[w for w, _, b in near if b] for near in instance.children]
+    reads = [[u for u, _, b in near if b] for near in instance.parents]
+    reach, feeds = _neighbourhoods(masks)
+    domain = [(1 << k) - 1] * n
+    trail: list = []
 
-    reach: dict[int, int] = {}            # GPU set -> GPUs one of them may send to
-    # ops with the same children get the same id: siblings of a fan-in share one check
-    signature: dict[tuple, int] = {}
-    family = [signature.setdefault(tuple(mine), len(signature)) for mine in children]
-
-    def supported(v: int, mask: int, trial: dict) -> bool:
-        """Has op ``v`` a GPU in ``mask`` that leaves each child a GPU under ``trial``?"""
-        mine = children[v]
-        if len(mine) == 1:                 # the common case (fan-ins): one AND
-            spread = reach.get(mask)
-            if spread is None:
-                spread = 0
-                for g in _bits(mask):
-                    spread |= masks[g]
-                reach[mask] = spread
-            return bool(spread & trial.get(mine[0], allowed[mine[0]]))
-        for g in _bits(mask):
-            out = masks[g]
-            if all(out & trial.get(c, allowed[c]) for c in mine):
-                return True
-        return False
-
-    for v in order:
-        best_end, best_gpu = 0.0, -1
-        # arrivals across GPUs, latest first, and the latest end of a parent on each GPU:
-        # a candidate's ready time is then the first arrival from another GPU or that end
-        arrivals = sorted(((end[u] + delay, gpu[u]) for u, delay, _ in parents_all[v]),
-                          reverse=True)
-        local: dict[int, float] = {}
-        for u, _, _ in parents_all[v]:
-            if end[u] > local.get(gpu[u], -1.0):
-                local[gpu[u]] = end[u]
-        for g in _bits(allowed[v]):
+    def propagate(v: int) -> bool:
+        """AC-3 from ``v``; False (domains half-narrowed, see ``trail``) on a wipe-out."""
+        queue = [v]
+        while queue:
+            x = queue.pop()
             work.used += 1
-            out = masks[g]
-            trial = {}
-            for c in children[v]:
-                left = allowed[c] & out
-                if not left:
-                    break
-                if left != allowed[c]:       # only narrowed masks can break a support
-                    trial[c] = left
-            else:
-                if trial and not _consistent(v, trial, parents, gpu, allowed, family,
-                                             supported):
+            here = domain[x]
+            for near, narrow in ((sends[x], reach), (reads[x], feeds)):
+                if not near:
                     continue
-                start = max(free[g], local.get(g, 0.0))
-                for ready, h in arrivals:
-                    if h != g:
-                        start = max(start, ready)
-                        break
-                finish = start + compute[v]
-                if best_gpu < 0 or finish < best_end:
-                    best_end, best_gpu = finish, g
-        if best_gpu < 0 or work.spent():
+                keep = narrow(here)
+                for y in near:
+                    was = domain[y]
+                    shrunk = was & keep
+                    if shrunk != was:
+                        if not shrunk:
+                            return False
+                        trail.append((y, was))
+                        domain[y] = shrunk
+                        queue.append(y)
+        return True
+
+    compute, parents = instance.compute_list, instance.parents
+    gpu, end, free = [-1] * n, [0.0] * n, [0.0] * k
+    for v in order:
+        ready = []
+        for g in _bits(domain[v]):
+            start = free[g]
+            for u, delay, _ in parents[v]:
+                at = end[u] + delay if gpu[u] != g else end[u]
+                if at > start:
+                    start = at
+            ready.append((start + compute[v], g))
+        ready.sort()                    # earliest finish first, ties to the lowest GPU
+        for finish, g in ready:
+            work.used += 1
+            del trail[:]
+            trail.append((v, domain[v]))
+            domain[v] = 1 << g
+            if propagate(v):
+                gpu[v], end[v], free[g] = g, finish, finish
+                break
+            for x, old in reversed(trail):
+                domain[x] = old
+        else:
             return None
-        out = masks[best_gpu]
-        for c in children[v]:
-            allowed[c] &= out
-        gpu[v], end[v], free[best_gpu] = best_gpu, best_end, best_end
+        if work.spent():
+            return None
     return gpu
+
+
+def _neighbourhoods(masks: Sequence[int]):
+    """``reach(domain)``: the GPUs some GPU of ``domain`` may send to; ``feeds(domain)``:
+    those that may send to some GPU of it. Cached per domain; a miss is a union over the
+    domain's GPUs or, on a circulant topology (``masks[h]`` is ``masks[0]`` turned by
+    ``h``) when that is fewer, over turns of the domain by each offset."""
+    k = len(masks)
+    full = (1 << k) - 1
+
+    def turn(mask: int, by: int) -> int:
+        by %= k
+        return ((mask << by) | (mask >> (k - by))) & full if by else mask
+
+    inverse = [0] * k
+    for h, mask in enumerate(masks):
+        for g in _bits(mask):
+            inverse[g] |= 1 << h
+    offsets = list(_bits(masks[0]))
+    circulant = all(masks[h] == turn(masks[0], h) for h in range(k))
+
+    def cached(table: Sequence[int], sign: int):
+        cache: dict[int, int] = {}
+
+        def of(domain: int) -> int:
+            out = cache.get(domain)
+            if out is None:
+                out = 0
+                if circulant and len(offsets) < domain.bit_count():
+                    for s in offsets:
+                        out |= turn(domain, sign * s)
+                else:
+                    for g in _bits(domain):
+                        out |= table[g]
+                cache[domain] = out
+            return out
+        return of
+
+    return cached(masks, 1), cached(inverse, -1)
 
 
 def _clique_schedule(instance: PlacementInstance, k: int, order: Sequence[int],
@@ -264,36 +289,16 @@ def _clique_schedule(instance: PlacementInstance, k: int, order: Sequence[int],
     return gpu
 
 
-def _consistent(v: int, trial: dict, parents: list, gpu: list, allowed: list, family: list,
-                supported) -> bool:
-    """Does every child of ``v`` under ``trial``, and each of its other unplaced
-    parents, keep a GPU that leaves its own children a GPU?"""
-    checked = set()
-    for c, left in trial.items():
-        for p in parents[c]:
-            if p == v or gpu[p] >= 0:
-                continue
-            key = (allowed[p], family[p])
-            if key in checked:
-                continue
-            if not supported(p, allowed[p], trial):
-                return False
-            checked.add(key)
-        if not supported(c, left, trial):
-            return False
-    return True
-
-
 def circulant_search(instance: PlacementInstance, *, deadline: float | None = None
                      ) -> tuple[list[int], list[int], dict]:
     """The best :func:`circulant_schedule` over ring sizes and offset families.
 
     The ring of ``D = min(max_peers + 1, gpus)`` GPUs (every GPU may talk to every
     other) is tried first; then, for each family of :data:`OFFSET_FAMILIES`, rings of
-    ``D + 1``, ``D + 2``, ... GPUs until three in a row dead-end, the budget of
-    400,000 candidate GPUs (the clique's count towards it) is spent, or ``deadline``
-    (a ``time.perf_counter()`` value) passes — the only way the answer can depend on
-    the machine.
+    ``D + 1``, ``D + 2``, ... up to ``gpus`` GPUs, until three in a row dead-end, a
+    budget of 2 million units of work (GPUs tried and domains narrowed; the clique's
+    count towards it) is spent, or ``deadline`` (a ``time.perf_counter()`` value)
+    passes — the only way the answer can depend on the machine.
 
     Returns
     -------
@@ -317,7 +322,7 @@ def circulant_search(instance: PlacementInstance, *, deadline: float | None = No
     """
     _, tail = heads_and_tails(instance)
     order = instance.topological_order(priority=-(tail + instance.compute))
-    work = _Work(_MAX_CANDIDATES, deadline)
+    work = _Work(_MAX_WORK, deadline)
     clique = min(instance.max_peers + 1, instance.gpus)
     # the clique's schedule never dead-ends: it is charged to the budget but only the
     # deadline cuts it

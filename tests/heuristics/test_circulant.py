@@ -81,20 +81,17 @@ def test_the_clique_never_dead_ends_and_uses_every_gpu_of_it():
     assert sorted(gpu.count(g) for g in range(3)) == [4, 4, 4]
 
 
-def test_a_dead_end_returns_none_and_the_search_falls_back_on_the_clique():
-    # found by random search: on a forward window of 2 on 4 GPUs, o5 reads from o0
-    # and o4, which the earlier choices (each checked one level ahead) put too far apart
-    compute = [2.0, 1.0, 2.0, 1.0, 2.0, 2.0]
-    ops = [SubOp(f"o{i}", c) for i, c in enumerate(compute)]
-    deps = [Dep(f"o{a}", f"o{b}", 1e9) for a, b in ((0, 3), (2, 3), (1, 4), (3, 4), (0, 5),
-                                                     (4, 5))]
-    inst = PlacementInstance(4, 1, 8.0, ops, deps)
-    assert circulant_schedule(inst, circulant_masks(4, (0, 1))) is None
+def test_a_dead_end_returns_none_and_the_search_goes_on():
+    # arc consistency misses some conflicts: on the 500-op family's seed 1 the forward
+    # window on 11 GPUs leaves an op with no GPU (none of the small generated instances
+    # tried, thousands of them, dead-ends)
+    inst = generate(1, family="k16-p3")
+    assert circulant_schedule(inst, circulant_masks(11, circulant_offsets("forward", 3))) is None
     gpu, order, info = circulant_search(inst)
     assert info["dead_ends"] >= 1 and check(inst, schedule(inst, gpu, order))
 
 
-def test_the_forward_check_keeps_a_fan_in_placeable():
+def test_arc_consistency_keeps_a_fan_in_placeable():
     # 8 parents feed one child on a ring of 6 with 2 peers: the parents must stay within
     # one GPU's in-window of 3 GPUs
     ops = [SubOp(f"p{i}", 1.0) for i in range(8)] + [SubOp("c", 1.0)]
@@ -108,7 +105,7 @@ def test_the_forward_check_keeps_a_fan_in_placeable():
 
 def test_the_budget_stops_the_search_but_keeps_an_answer(monkeypatch):
     inst = generate(1, family="k16-p3")
-    monkeypatch.setattr(circulant, "_MAX_CANDIDATES", 1)
+    monkeypatch.setattr(circulant, "_MAX_WORK", 1)
     gpu, order, info = circulant_search(inst)
     assert info["ring_gpus"] == inst.max_peers + 1 and info["rings_tried"] <= 2
     assert check(inst, schedule(inst, gpu, order))
