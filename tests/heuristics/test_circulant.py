@@ -155,3 +155,20 @@ def test_a_passed_deadline_gives_no_circulant_start_and_sipml_ls_keeps_algorithm
     assert gpu is None and info["makespan_s"] == float("inf")
     solution, info = sipml_ls(inst, time_limit=0.0)
     assert check(inst, solution) and info["start"] == "sipml"
+
+
+@given(st.sampled_from(OFFSET_FAMILIES), st.integers(1, 6), st.integers(3, 40), st.data())
+def test_domain_neighbourhoods_are_the_unions_over_the_domain(family, max_peers, ring, data):
+    masks = circulant_masks(ring, circulant_offsets(family, max_peers))
+    if masks is None:
+        return
+    reach, feeds = circulant._neighbourhoods(masks)
+    scrambled = masks[::-1]                    # not circulant in GPU order: the union path
+    reach_generic, _ = circulant._neighbourhoods(scrambled)
+    domain = data.draw(st.integers(1, (1 << ring) - 1))
+    members = _members(domain)
+    assert reach(domain) == sum(1 << g for g in range(ring)
+                                if any(masks[h] >> g & 1 for h in members))
+    assert feeds(domain) == sum(1 << h for h in range(ring) if masks[h] & domain)
+    assert reach_generic(domain) == sum(1 << g for g in range(ring)
+                                        if any(scrambled[h] >> g & 1 for h in members))
