@@ -50,12 +50,16 @@ __all__ = ["OFFSET_FAMILIES", "circulant_offsets", "circulant_masks", "circulant
 OFFSET_FAMILIES = ("forward", "centred", "powers-of-two")
 # A family's ring sizes are tried upwards until this many in a row dead-end.
 _DEAD_ENDS_IN_A_ROW = 3
+# Ring sizes tried per family, at most (evenly spread beyond that).
+_RING_SIZES = 48
 # Cliques of more GPUs than this are scheduled with numpy (one vector op per op).
 _CLIQUE_FAST = 64
-# Work of one search, at most: GPUs tried plus domains narrowed (a deterministic budget;
-# the clique's schedule is counted but only a deadline cuts it). The 2,000-op family
-# uses about 1.3 million (about 4 CPU s); 20,000 ops on 64 GPUs a few rings' worth.
-_MAX_WORK = 2_000_000
+# Work of one search, at most, in units of about a microsecond of CPython: GPUs tried
+# (and their parents read), domains visited and narrowed, neighbourhoods computed, ring
+# topologies built. A deterministic budget; the clique's schedule is counted but only a
+# deadline cuts it. The 2,000-op family's whole search is about 8 million (3-4 CPU s);
+# 5,000 ops on 64 GPUs, or 200 ops on 4,096 GPUs with 100 peers, stop at the budget.
+_MAX_WORK = 10_000_000
 
 
 def circulant_offsets(family: str, max_peers: int) -> tuple[int, ...]:
@@ -117,7 +121,7 @@ def _bits(mask: int) -> Iterator[int]:
 
 
 class _Work:
-    """Work done (GPUs tried, domains narrowed) against a limit and an optional deadline."""
+    """Work done (see ``_MAX_WORK``) against a limit and an optional deadline."""
 
     def __init__(self, limit: int, deadline: float | None):
         self.used, self.limit, self.deadline = 0, limit, deadline
@@ -168,7 +172,7 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
         return _clique_schedule(instance, k, order, work)
     sends = [[w for w, _, b in near if b] for near in instance.children]
     reads = [[u for u, _, b in near if b] for near in instance.parents]
-    reach, feeds = _neighbourhoods(masks)
+    reach, feeds = _neighbourhoods(masks, work)
     domain = [(1 << k) - 1] * n
     trail: list = []
 
@@ -177,7 +181,7 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
         queue = [v]
         while queue:
             x = queue.pop()
-            work.used += 1
+            work.used += 1 + len(sends[x]) + len(reads[x])
             here = domain[x]
             for near, narrow in ((sends[x], reach), (reads[x], feeds)):
                 if not near:
@@ -199,6 +203,7 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
     for v in order:
         ready = []
         for g in _bits(domain[v]):
+            work.used += 1 + len(parents[v])
             start = free[g]
             for u, delay, _ in parents[v]:
                 at = end[u] + delay if gpu[u] != g else end[u]
@@ -223,7 +228,7 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
     return gpu
 
 
-def _neighbourhoods(masks: Sequence[int]):
+def _neighbourhoods(masks: Sequence[int], work: _Work | None = None):
     """``reach(domain)``: the GPUs some GPU of ``domain`` may send to; ``feeds(domain)``:
     those that may send to some GPU of it. Cached per domain; a miss is a union over the
     domain's GPUs or, on a circulant topology (``masks[h]`` is ``masks[0]`` turned by
@@ -235,12 +240,15 @@ def _neighbourhoods(masks: Sequence[int]):
         by %= k
         return ((mask << by) | (mask >> (k - by))) & full if by else mask
 
+    if work is None:
+        work = _Work(float("inf"), None)
     inverse = [0] * k
     for h, mask in enumerate(masks):
         for g in _bits(mask):
             inverse[g] |= 1 << h
     offsets = list(_bits(masks[0]))
     circulant = all(masks[h] == turn(masks[0], h) for h in range(k))
+    work.used += k * len(offsets)
 
     def cached(table: Sequence[int], sign: int):
         cache: dict[int, int] = {}
@@ -249,6 +257,7 @@ def _neighbourhoods(masks: Sequence[int]):
             out = cache.get(domain)
             if out is None:
                 out = 0
+                work.used += min(len(offsets), domain.bit_count())
                 if circulant and len(offsets) < domain.bit_count():
                     for s in offsets:
                         out |= turn(domain, sign * s)
@@ -295,10 +304,11 @@ def circulant_search(instance: PlacementInstance, *, deadline: float | None = No
 
     The ring of ``D = min(max_peers + 1, gpus)`` GPUs (every GPU may talk to every
     other) is tried first; then, for each family of :data:`OFFSET_FAMILIES`, rings of
-    ``D + 1``, ``D + 2``, ... up to ``gpus`` GPUs, until three in a row dead-end, a
-    budget of 2 million units of work (GPUs tried and domains narrowed; the clique's
-    count towards it) is spent, or ``deadline`` (a ``time.perf_counter()`` value)
-    passes — the only way the answer can depend on the machine.
+    ``D + 1``, ``D + 2``, ... up to ``gpus`` GPUs (48 sizes evenly spread where there
+    are more), until three in a row dead-end, a budget of 10 million units of work
+    (about a microsecond each: GPUs tried, domains narrowed, topologies built; the
+    clique's count towards it) is spent, or ``deadline`` (a ``time.perf_counter()``
+    value) passes — the only way the answer can depend on the machine.
 
     Returns
     -------
@@ -334,10 +344,14 @@ def circulant_search(instance: PlacementInstance, *, deadline: float | None = No
     work.used = uncounted.used
     best = (max(schedule_times(instance, gpu, order)[1], default=0.0), gpu, clique, "clique")
     tried, dead = 1, 0
+    sizes = list(range(clique + 1, instance.gpus + 1))
+    if len(sizes) > _RING_SIZES:         # evenly spread, the largest included
+        sizes = sorted({sizes[round(i * (len(sizes) - 1) / (_RING_SIZES - 1))]
+                        for i in range(_RING_SIZES)})
     for family in OFFSET_FAMILIES:
         offsets = circulant_offsets(family, instance.max_peers)
         in_a_row = 0
-        for ring in range(clique + 1, instance.gpus + 1):
+        for ring in sizes:
             if in_a_row >= _DEAD_ENDS_IN_A_ROW or work.spent():
                 break
             masks = circulant_masks(ring, offsets)

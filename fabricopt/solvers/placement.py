@@ -58,9 +58,9 @@ def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=
     swaps ops under the true degree limit. ``time_limit`` caps the wall clock of all three (results then depend on the
     machine); ``max_evals`` and ``restarts`` bound the search reproducibly (see
     ``local_search``; the circulant search has a fixed budget of work, see
-    ``heuristics.circulant.circulant_search``: about 2-4 CPU s at 2,000 sub-ops and
-    6-9 s from 5,000 up on the 2-core machine of BENCHMARKS.md, so pass a time limit or
-    ``circulant=false`` where that is too long); ``bound_milp_s`` and ``rings`` as in
+    ``heuristics.circulant.circulant_search``: 3-4 CPU s at 2,000 sub-ops and at most
+    about 10 s at any size on the 2-core machine of BENCHMARKS.md, so pass a time limit
+    or ``circulant=false`` where that is too long); ``bound_milp_s`` and ``rings`` as in
     ``sipml``.
     """
     solution, info = ours.sipml_ls(instance, seed=seed, time_limit=time_limit,

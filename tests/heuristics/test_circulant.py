@@ -172,3 +172,10 @@ def test_domain_neighbourhoods_are_the_unions_over_the_domain(family, max_peers,
     assert feeds(domain) == sum(1 << h for h in range(ring) if masks[h] & domain)
     assert reach_generic(domain) == sum(1 << g for g in range(ring)
                                         if any(scrambled[h] >> g & 1 for h in members))
+
+
+def test_many_gpus_try_at_most_48_ring_sizes_per_family():
+    inst = generate(0, ops=20, gpus=300, max_peers=1)
+    gpu, order, info = circulant_search(inst)
+    assert 1 < info["rings_tried"] <= 1 + 48 * len(OFFSET_FAMILIES)
+    assert check(inst, schedule(inst, gpu, order))
