@@ -36,15 +36,15 @@ References
 
 from __future__ import annotations
 
-import time
 from typing import Iterator, Sequence
 
 import numpy as np
 
+from ._budget import Budget
 from ..problems.placement import PlacementInstance, heads_and_tails, schedule_times
 
 __all__ = ["OFFSET_FAMILIES", "circulant_offsets", "circulant_masks", "circulant_schedule",
-           "circulant_search"]
+           "circulant_search", "longest_work_first"]
 
 #: Offset families of :func:`circulant_offsets`.
 OFFSET_FAMILIES = ("forward", "centred", "powers-of-two")
@@ -54,7 +54,7 @@ _DEAD_ENDS_IN_A_ROW = 3
 _RING_SIZES = 48
 # Cliques of more GPUs than this are scheduled with numpy (one vector op per op).
 _CLIQUE_FAST = 64
-# Work of one search, at most, in units of about a microsecond of CPython: GPUs tried
+# Work of one search (a Budget's units), at most, in units of about a microsecond of CPython: GPUs tried
 # (and their parents read), domains visited and narrowed, neighbourhoods computed, ring
 # topologies built. A deterministic budget; the clique's schedule is counted but only a
 # deadline cuts it. The 2,000-op family's whole search is about 8 million (3-4 CPU s);
@@ -120,19 +120,27 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-class _Work:
-    """Work done (see ``_MAX_WORK``) against a limit and an optional deadline."""
+def longest_work_first(instance: PlacementInstance) -> list[int]:
+    """The topological order that takes the op with the most compute still ahead of it
+    (its own and its tail's, :func:`~fabricopt.problems.placement.heads_and_tails`)
+    first: list scheduling's critical-path priority."""
+    _, tail = heads_and_tails(instance)
+    return instance.topological_order(priority=-(tail + instance.compute))
 
-    def __init__(self, limit: int, deadline: float | None):
-        self.used, self.limit, self.deadline = 0, limit, deadline
 
-    def spent(self) -> bool:
-        return self.used >= self.limit or (
-            self.deadline is not None and time.perf_counter() >= self.deadline)
+def _start_on(g: int, near: Sequence[tuple], gpu: list, end: list, free_at: float) -> float:
+    """When an op whose parents are ``near`` (``(op, delay, bytes)``) may start on GPU
+    ``g``, free from ``free_at``: a parent on another GPU adds its transfer."""
+    start = free_at
+    for u, delay, _ in near:
+        at = end[u] + delay if gpu[u] != g else end[u]
+        if at > start:
+            start = at
+    return start
 
 
 def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
-                       order: Sequence[int] | None = None, *, _work: _Work | None = None
+                       order: Sequence[int] | None = None, *, _work: Budget | None = None
                        ) -> list[int] | None:
     """A GPU for every op on the peer topology ``masks`` (see :func:`circulant_masks`),
     or ``None`` at a dead end (or when the search's budget runs out).
@@ -165,9 +173,8 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
     """
     n, k = instance.size, len(masks)
     if order is None:
-        _, tail = heads_and_tails(instance)
-        order = instance.topological_order(priority=-(tail + instance.compute))
-    work = _work if _work is not None else _Work(float("inf"), None)
+        order = longest_work_first(instance)
+    work = _work if _work is not None else Budget()
     if k > _CLIQUE_FAST and all(m == (1 << k) - 1 for m in masks):
         return _clique_schedule(instance, k, order, work)
     sends = [[w for w, _, b in near if b] for near in instance.children]
@@ -204,12 +211,7 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
         ready = []
         for g in _bits(domain[v]):
             work.used += 1 + len(parents[v])
-            start = free[g]
-            for u, delay, _ in parents[v]:
-                at = end[u] + delay if gpu[u] != g else end[u]
-                if at > start:
-                    start = at
-            ready.append((start + compute[v], g))
+            ready.append((_start_on(g, parents[v], gpu, end, free[g]) + compute[v], g))
         ready.sort()                    # earliest finish first, ties to the lowest GPU
         for finish, g in ready:
             work.used += 1
@@ -228,7 +230,7 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
     return gpu
 
 
-def _neighbourhoods(masks: Sequence[int], work: _Work | None = None):
+def _neighbourhoods(masks: Sequence[int], work: Budget | None = None):
     """``reach(domain)``: the GPUs some GPU of ``domain`` may send to; ``feeds(domain)``:
     those that may send to some GPU of it. Cached per domain; a miss is a union over the
     domain's GPUs or, on a circulant topology (``masks[h]`` is ``masks[0]`` turned by
@@ -241,7 +243,7 @@ def _neighbourhoods(masks: Sequence[int], work: _Work | None = None):
         return ((mask << by) | (mask >> (k - by))) & full if by else mask
 
     if work is None:
-        work = _Work(float("inf"), None)
+        work = Budget()
     inverse = [0] * k
     for h, mask in enumerate(masks):
         for g in _bits(mask):
@@ -272,7 +274,7 @@ def _neighbourhoods(masks: Sequence[int], work: _Work | None = None):
 
 
 def _clique_schedule(instance: PlacementInstance, k: int, order: Sequence[int],
-                     work: _Work) -> list[int] | None:
+                     work: Budget) -> list[int] | None:
     """:func:`circulant_schedule` on ``k`` GPUs that may all talk to each other, in
     O(parents + k) numpy work per op instead of a Python loop over the ``k`` GPUs:
     nothing narrows, and a GPU without a parent of the op is ready at the latest
@@ -287,9 +289,7 @@ def _clique_schedule(instance: PlacementInstance, k: int, order: Sequence[int],
         latest = max((end[u] + delay for u, delay, _ in near), default=0.0)
         finish = np.maximum(free, latest) + compute[v]
         for g in {gpu[u] for u, _, _ in near}:     # a parent's GPU skips its transfer
-            start = max(free[g], max((end[u] if gpu[u] == g else end[u] + delay
-                                      for u, delay, _ in near), default=0.0))
-            finish[g] = start + compute[v]
+            finish[g] = _start_on(g, near, gpu, end, free[g]) + compute[v]
         best = int(np.argmin(finish))
         gpu[v], end[v] = best, float(finish[best])
         free[best] = end[v]
@@ -330,13 +330,12 @@ def circulant_search(instance: PlacementInstance, *, deadline: float | None = No
     >>> info["ring_gpus"] > inst.max_peers + 1     # more GPUs than one clique
     True
     """
-    _, tail = heads_and_tails(instance)
-    order = instance.topological_order(priority=-(tail + instance.compute))
-    work = _Work(_MAX_WORK, deadline)
+    order = longest_work_first(instance)
+    work = Budget(_MAX_WORK, deadline)
     clique = min(instance.max_peers + 1, instance.gpus)
     # the clique's schedule never dead-ends: it is charged to the budget but only the
     # deadline cuts it
-    uncounted = _Work(float("inf"), deadline)
+    uncounted = Budget(deadline=deadline)
     gpu = circulant_schedule(instance, [(1 << clique) - 1] * clique, order, _work=uncounted)
     if gpu is None:
         return None, order, {"ring_gpus": None, "offsets": None, "makespan_s": float("inf"),

@@ -4,8 +4,8 @@
 method the better of ``sipml``'s and the circulant list schedule of
 :mod:`fabricopt.heuristics.circulant` — and moves or swaps ops between GPUs while the
 makespan of the as-early-as-possible schedule falls, keeping the true degree limit
-(distinct peers, not SiP-ML's stricter ring window). It is iterated: at a local optimum it perturbs the best
-assignment with a few random moves and descends again.
+(distinct peers, not SiP-ML's stricter ring window). It is iterated: at a local optimum
+it perturbs the best assignment with a few random moves and descends again.
 
 References
 ----------
@@ -21,10 +21,10 @@ from typing import Sequence
 
 import numpy as np
 
-from ..problems.placement import (PlacementInstance, PlacementSolution, evaluate,
-                                  heads_and_tails, schedule)
+from ..problems.placement import PlacementInstance, PlacementSolution, evaluate, schedule
 from . import sipml as paper
-from .circulant import circulant_search
+from ._budget import Budget
+from .circulant import circulant_search, longest_work_first
 from .sipml import degree_safe_gpus
 
 __all__ = ["round_robin", "Peers", "local_search", "sipml_ls", "best_start"]
@@ -108,22 +108,10 @@ class Peers:
                     and self.in_peers.max(initial=0) <= self.limit)
 
 
-class _Budget:
-    """Counts schedule evaluations against ``max_evals`` and an optional deadline."""
-
-    def __init__(self, max_evals: int, time_limit: float | None):
-        self.evals, self.max_evals = 0, max_evals
-        self.deadline = None if time_limit is None else time.perf_counter() + time_limit
-
-    def spent(self) -> bool:
-        return self.evals >= self.max_evals or (
-            self.deadline is not None and time.perf_counter() >= self.deadline)
-
-
 class _Schedule:
     """Evaluates assignments in one fixed topological ``order``."""
 
-    def __init__(self, instance: PlacementInstance, order: Sequence[int], budget: _Budget):
+    def __init__(self, instance: PlacementInstance, order: Sequence[int], budget: Budget):
         self.order = list(order)
         self.parents = instance.parents
         self.compute = instance.compute.tolist()
@@ -133,7 +121,7 @@ class _Schedule:
     def run(self, gpu: Sequence[int]) -> tuple:
         """``(makespan, total end, end, binding)``: ``binding[v]`` is the op whose end
         fixed ``v``'s start (-1 when ``v`` starts at 0)."""
-        self.budget.evals += 1
+        self.budget.used += 1
         n = len(self.compute)
         end, binding = [0.0] * n, [-1] * n
         free, last = [0.0] * self.k, [-1] * self.k
@@ -220,11 +208,9 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
     n = instance.size
     if max_evals is None:
         max_evals = int(min(20_000, max(50, 3_000_000 // (n + len(instance.deps) + 1))))
-    budget = _Budget(max_evals, time_limit)
+    budget = Budget.within(max_evals, time_limit)
     rng = np.random.default_rng(seed)
-    _, tail = heads_and_tails(instance)
-    orders = {"start": instance.topological_order(),
-              "critical-path": instance.topological_order(priority=-(tail + instance.compute))}
+    orders = {"start": instance.topological_order(), "critical-path": longest_work_first(instance)}
     peers = Peers(instance, gpu)
     best = None
     for name, order in orders.items():
@@ -247,7 +233,7 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
             current = sched.run(peers.gpu)
         else:
             break
-    info = {"evals": budget.evals, "improvements": improvements, "restarts": done_restarts,
+    info = {"evals": budget.used, "improvements": improvements, "restarts": done_restarts,
             "order": order_name}
     return schedule(instance, best_gpu, sched.order), info
 
@@ -323,7 +309,7 @@ def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | 
     gpu = [start.gpu[op.id] for op in instance.ops]
     extra = {"sipml": start_info, "start": "sipml"}
     if circulant:
-        found, order, found_info = circulant_search(instance, deadline=deadline)
+        found, _, found_info = circulant_search(instance, deadline=deadline)
         extra["circulant"] = found_info
         if found is not None and found_info["makespan_s"] < evaluate(instance, start):
             gpu, extra["start"] = found, "circulant"

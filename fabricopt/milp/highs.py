@@ -83,10 +83,11 @@ def _agree(a: float, b: float) -> bool:
     return abs(a - b) <= _OBJECTIVE_RTOL * max(abs(a), abs(b)) + 1e-12
 
 
-def load_highs(arrays: LinearArrays, *, rel_gap: float, seed: int, start):
+def load_highs(arrays: LinearArrays, *, rel_gap: float, seed: int, start,
+               max_nodes: int | None = None):
     """A ``highspy.Highs`` holding ``arrays`` with the options every fabricopt solve
-    uses (one thread, ``seed``, ``rel_gap``; an exact run also zeroes the absolute gap)
-    and ``start`` as its MIP start if given. ``solve`` and the MPS/LP export both load
+    uses (one thread, ``seed``, ``rel_gap``; an exact run also zeroes the absolute gap;
+    ``max_nodes`` caps the branch and bound) and ``start`` as its MIP start if given. ``solve`` and the MPS/LP export both load
     models here, so an exported file is the model HiGHS was given."""
     import highspy
 
@@ -99,6 +100,8 @@ def load_highs(arrays: LinearArrays, *, rel_gap: float, seed: int, start):
         # HiGHS also stops at an absolute gap of 1e-6, which is 0.1 % of a 1 ms makespan:
         # an exact reference run must close the gap whatever the objective's units.
         h.setOptionValue("mip_abs_gap", 0.0)
+    if max_nodes is not None:
+        h.setOptionValue("mip_max_nodes", int(max_nodes))
     n = len(arrays.names)
     h.addCols(n, arrays.cost, np.nan_to_num(arrays.col_lower, neginf=-inf),
               np.nan_to_num(arrays.col_upper, posinf=inf), 0, np.zeros(n, np.int32),
@@ -185,9 +188,7 @@ def _attempt(arrays, deadline, rel_gap, seed, start, max_nodes=None):
     """One HiGHS solve: (status, column values or None, HiGHS's objective, info, highs)."""
     import highspy
 
-    h = load_highs(arrays, rel_gap=rel_gap, seed=seed, start=start)
-    if max_nodes is not None:
-        h.setOptionValue("mip_max_nodes", int(max_nodes))
+    h = load_highs(arrays, rel_gap=rel_gap, seed=seed, start=start, max_nodes=max_nodes)
     model_status = _run(h, deadline)
     if model_status == highspy.HighsModelStatus.kInfeasible:
         model_status = _confirm_infeasible(h, deadline)
