@@ -7,7 +7,7 @@ its pairs in proportion to their bytes (rounded down, so no port is used twice).
 import numpy as np
 
 import fabricopt
-from fabricopt.heuristics.circuits import decompose, require_feasible
+from fabricopt.algorithms.circuits import decompose, require_feasible
 from fabricopt.problems.circuits import CircuitsSolution
 
 

@@ -10,6 +10,8 @@ __all__ = [
     "InvalidInstance",
     "InvalidSolution",
     "InvalidOption",
+    "InvalidArgument",
+    "MethodRefused",
     "InfeasibleInstance",
     "SolverUnavailable",
     "SolverFailure",
@@ -43,6 +45,17 @@ class InvalidOption(FabricError, ValueError):
     Raised by ``solve`` before the method runs; the command line prints it on one line
     and exits 2.
     """
+
+
+class InvalidArgument(FabricError, ValueError):
+    """An argument that is neither an instance, a solution nor a method option is bad: a
+    command-line flag, a file name, a workload or a parameter of a library call. The
+    message names the argument and the value: ``--gpus-per-node = 0: must be >= 1``."""
+
+
+class MethodRefused(FabricError):
+    """A method declines an instance it was not built for (e.g. ``enumerate`` past its
+    enumeration limit); ``solve`` reports it as status ``error`` with the reason."""
 
 
 class InfeasibleInstance(FabricError):

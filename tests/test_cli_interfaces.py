@@ -51,7 +51,7 @@ def test_verbose_logs_on_stderr_and_keeps_json_stdout_clean(tmp_path):
         code, out, err = run(*argv)
         assert code == 0, err
         assert json.loads(out)["status"] == "optimal"
-        assert "INFO: fabricopt.solvers.solve: solving a circuits instance with exact" in err
+        assert "INFO: fabricopt.methods.solve: solving a circuits instance with exact" in err
         assert "DEBUG" not in err
     code, out, err = run("solve", str(path), "--method", "exact", "--json")
     assert code == 0 and err == ""
@@ -63,7 +63,7 @@ def test_double_verbose_shows_debug_records(tmp_path):
     code, _, err = run("-vv", "bench", "--suite", str(tmp_path / "s.toml"), "--out",
                        str(tmp_path / "out"), "--no-plots", "--no-progress", "--workers", "1")
     assert code == 0, err
-    assert "DEBUG: fabricopt.benchmarks.runner: run circuits/t/0 greedy: feasible" in err
+    assert "DEBUG: fabricopt.bench.runner: run circuits/t/0 greedy: feasible" in err
 
 
 @pytest.mark.parametrize("which", ["instance", "solution", "result"])

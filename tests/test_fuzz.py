@@ -1,7 +1,7 @@
 """Fuzz: hostile instances, solutions and envelopes of every kind keep the README's promise.
 
-Each example is a case of :mod:`fabricopt.testing.mutations` — a valid file of one kind
-with one thing broken — run by :func:`fabricopt.testing.probe.probe` through
+Each example is a case of :mod:`fabricopt.bench.hostile.mutations` — a valid file of one kind
+with one thing broken — run by :func:`fabricopt.bench.hostile.probe.probe` through
 ``fabricopt solve`` / ``fabricopt check`` and the API. It must exit 0, 1 or 2 with no
 traceback and at most one short stderr line; exit 2 exactly when the API raises a
 ``FabricError``; and every accepted instance must solve with a fast method to a finite
@@ -15,8 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fabricopt.problems import kinds
-from fabricopt.testing.mutations import FAMILIES, TARGETS, mutate
-from fabricopt.testing.probe import probe
+from fabricopt.bench.hostile.mutations import FAMILIES, TARGETS, mutate
+from fabricopt.bench.hostile.probe import probe
+
+from cli_helpers import run_in_process
 
 EXAMPLES = 8 * settings.default.max_examples
 HANG_S = 60.0
@@ -26,7 +28,7 @@ _cases = dict(target=st.sampled_from(TARGETS), family=st.sampled_from(FAMILIES),
 
 
 def _assert_promises_kept(kind, target, family, seed):
-    outcome = probe(mutate(kind, target, family, seed), HANG_S)
+    outcome = probe(mutate(kind, target, family, seed), HANG_S, run_cli=run_in_process)
     assert not outcome.failures, outcome.summary()
 
 
@@ -55,12 +57,9 @@ def test_every_family_mutates_every_kind_and_target(family):
 
 def test_the_probe_catches_a_broken_promise(monkeypatch):
     # A probe that cannot fail proves nothing: break read_json and watch it notice.
-    import fabricopt.problems as problems
-
     def broken(source):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(problems, "read_json", broken)
-    monkeypatch.setattr("fabricopt.read_json", broken)
-    outcome = probe(mutate("circuits", "instance", "missing", 0), HANG_S)
+    monkeypatch.setattr("fabricopt.io.read_json", broken)
+    outcome = probe(mutate("circuits", "instance", "missing", 0), HANG_S, run_cli=run_in_process)
     assert outcome.traceback and any("RuntimeError" in f for f in outcome.failures)

@@ -1,4 +1,4 @@
-"""The numbered cases of issue 13: each hostile input ends in one line and exit 2 (or a
+"""Known hostile inputs: each hostile input ends in one line and exit 2 (or a
 finite checked answer), never a traceback."""
 
 import json
@@ -8,11 +8,12 @@ import re
 import pytest
 
 import fabricopt
+import fabricopt.io
 from fabricopt.cli import main
 from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems import kinds, limits
 from fabricopt.problems.limits import LIMITS
-from fabricopt.testing.mutations import FAST_METHODS, base
+from fabricopt.bench.hostile.mutations import FAST_METHODS, base
 
 from cli_helpers import run
 
@@ -74,7 +75,7 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
 def test_an_integer_of_300_digits_is_still_json(tmp_path):
     path = tmp_path / "big.json"
     path.write_text("[" + "9" * 300 + "]")
-    assert fabricopt.read_json(path) == [10 ** 300 - 1]
+    assert fabricopt.io.read_json(path) == [10 ** 300 - 1]
 
 
 # -- 6. short messages -------------------------------------------------------------------
@@ -198,7 +199,7 @@ def test_crux_simulation_span_is_capped_naming_the_ratio():
     from fabricopt.problems.crux import MAX_SIMULATED_ITERATIONS
 
     data = base("crux")[0]
-    data["jobs"][0]["compute_s"] *= 1e4  # the issue's 22-second case
+    data["jobs"][0]["compute_s"] *= 1e4  # a 22-second case
     with pytest.raises(InvalidInstance, match=r"^jobs\[1\]\.compute_s = .*ratio .*exceeds "
                                               + f"{MAX_SIMULATED_ITERATIONS:,}"):
         fabricopt.problems.instance_from_dict(data)
@@ -278,7 +279,7 @@ def test_link_counts_cannot_wrap_around_the_degree_check():
     ("solution", [1], "solution = [1]: must be an object or null"),
 ])
 def test_result_envelope_is_validated_naming_the_field(key, value, message):
-    from fabricopt.solvers import Result
+    from fabricopt.methods import Result
 
     envelope = base("circuits")[2]
     envelope[key] = value
@@ -288,7 +289,7 @@ def test_result_envelope_is_validated_naming_the_field(key, value, message):
 
 
 def test_a_valid_envelope_round_trips_and_unknown_fields_are_ignored():
-    from fabricopt.solvers import Result
+    from fabricopt.methods import Result
 
     envelope = base("circuits")[2]
     result = Result.from_dict({**envelope, "from_a_later_version": 1})
@@ -307,7 +308,7 @@ def test_a_bad_envelope_in_check_is_one_line_exit_2(tmp_path, capsys):
 
 @pytest.mark.parametrize("claimed", [float("nan"), float("-inf"), float("inf")])
 def test_solve_never_returns_a_non_finite_bound(claimed, temporary_method):
-    from fabricopt.heuristics.circuits import greedy
+    from fabricopt.algorithms.circuits import greedy
 
     temporary_method("circuits", "odd-bound",
                      lambda inst, **_: fabricopt.SolverOutput(greedy(inst), "feasible", claimed))

@@ -18,7 +18,7 @@ import fabricopt  # noqa: E402
 from fabricopt.problems import get_kind, instance_from_dict, kinds  # noqa: E402
 from fabricopt.schemas import schema, schema_path  # noqa: E402
 from fabricopt.schemas._build import build_all, render  # noqa: E402
-from fabricopt.solvers import Result, all_methods  # noqa: E402
+from fabricopt.methods import Result, all_methods  # noqa: E402
 from fabricopt.testing import instances, invalid_instances  # noqa: E402
 
 KINDS = kinds()

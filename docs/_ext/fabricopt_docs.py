@@ -59,7 +59,7 @@ class MethodsDirective(Directive):
 
     def run(self):
         from fabricopt.problems import get_kind, kinds
-        from fabricopt.solvers import all_methods
+        from fabricopt.methods import all_methods
 
         lines = []
         for kind in kinds():
@@ -84,7 +84,8 @@ class CliDirective(Directive):
     def run(self):
         import argparse
 
-        from fabricopt.cli import _generate_help, build_parser
+        from fabricopt.cli.generate import generate_help
+        from fabricopt.cli import build_parser
 
         parser = build_parser()
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -96,7 +97,7 @@ class CliDirective(Directive):
                 for child, p in action.choices.items():
                     blocks.append((f"fabricopt {name} {child}", p.format_help()))
         blocks.insert(next(i for i, (t, _) in enumerate(blocks) if t == "fabricopt generate") + 1,
-                      ("fabricopt generate circuits --help", _generate_help("circuits")))
+                      ("fabricopt generate circuits --help", generate_help("circuits")))
         lines = []
         for title, text in blocks:
             lines += [title, "-" * len(title), "", ".. code-block:: text", ""]
@@ -125,14 +126,14 @@ class SizesDirective(Directive):
     """The size options of each kind's generator (``fabricopt generate KIND --SIZE N``)."""
 
     def run(self):
-        from fabricopt.cli import _size_flags
+        from fabricopt.cli.generate import size_flags
         from fabricopt.problems import kinds
 
         lines = [".. list-table::", "   :header-rows: 1", "   :widths: 15 85", "",
                  "   * - kind", "     - size options (``fabricopt generate KIND --help``)"]
         for kind in kinds():
             lines += [f"   * - ``{kind}``",
-                      "     - " + "; ".join(f"``{f}``" for f in _size_flags(kind))]
+                      "     - " + "; ".join(f"``{f}``" for f in size_flags(kind))]
         return _parse(self, "\n".join(lines))
 
 
@@ -148,7 +149,7 @@ class ExportColumnsDirective(Directive):
         import re
 
         import fabricopt
-        from fabricopt.solvers.export import EXPORTABLE, build_model, portable_name
+        from fabricopt.models.export import EXPORTABLE, build_model, portable_name
 
         lines = [".. list-table::", "   :header-rows: 1", "   :widths: 22 18 20 40", "",
                  "   * - model", "     - family", "     - type", "     - e.g. (first column)"]

@@ -1,13 +1,13 @@
 """The shared cost model of the target GPU fabrics.
 
 - :mod:`~fabricopt.fabrics.workloads`: DNN models as op graphs (FLOP-based compute).
-- :mod:`~fabricopt.fabrics.simai`: the AICB / SimAI workload format and its traffic.
+- :mod:`~fabricopt.fabrics.simai.workload`: the AICB / SimAI workload format and its traffic.
 - :mod:`~fabricopt.fabrics.traffic`: per-iteration traffic, hybrid MP x DP helpers.
 - :mod:`~fabricopt.fabrics.models`: Elect-Flat, Elect-Cluster, Fat-tree, SiP-OCS,
   SiP-Ring, direct-connect — communication time and $ cost.
 - :mod:`~fabricopt.fabrics.iteration`: the iteration-time model.
-- :mod:`~fabricopt.fabrics.simai_iteration`: iteration time of traffic (SimAI) workloads,
-  with :mod:`~fabricopt.fabrics.simai_efficiency` (SimAI's efficiency tables) and
+- :mod:`~fabricopt.fabrics.simai.iteration`: iteration time of traffic (SimAI) workloads,
+  with :mod:`~fabricopt.fabrics.simai.efficiency` (SimAI's efficiency tables) and
   :mod:`~fabricopt.fabrics.resolve` (one name space for both kinds of workload).
 - :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
 
@@ -19,17 +19,19 @@ Examples
 True
 """
 
-from .comparison import FABRIC_NAMES, compare, make_fabric
-from .iteration import IterationTime, Plan, iteration_time, place, search_iteration_time
-from .models import (Allocation, DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree,
-                     SipOcs, SipRing, cost_matched_fat_tree)
-from .prices import DEFAULT_PRICES, Prices
-from .resolve import resolve_workload
-from .simai import SimAIWorkload, read_simai
-from .simai_efficiency import read_efficiency, simai_efficiency
-from .simai_iteration import SimAIIterationTime, simai_cluster, simai_iteration_time
-from .traffic import AllReduce, Traffic, hybrid_traffic, port_bound_s
-from .workloads import WORKLOADS, Workload, get_workload
+from fabricopt.fabrics.comparison import FABRIC_NAMES, compare, make_fabric
+from fabricopt.fabrics.iteration import (IterationTime, Plan, iteration_time, place,
+                                         search_iteration_time)
+from fabricopt.fabrics.models import (Allocation, DirectConnect, ElectCluster, ElectFlat, Fabric,
+                                      FatTree, SipOcs, SipRing, cost_matched_fat_tree)
+from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices
+from fabricopt.fabrics.resolve import resolve_workload
+from fabricopt.fabrics.simai.workload import SimAIWorkload, read_simai
+from fabricopt.fabrics.simai.efficiency import read_efficiency, simai_efficiency
+from fabricopt.fabrics.simai.iteration import (SimAIIterationTime, simai_cluster,
+                                               simai_iteration_time)
+from fabricopt.fabrics.traffic import AllReduce, Traffic, hybrid_traffic, port_bound_s
+from fabricopt.fabrics.workloads import WORKLOADS, Workload, get_workload
 
 __all__ = ["compare", "make_fabric", "FABRIC_NAMES", "iteration_time", "search_iteration_time",
            "place", "Plan", "IterationTime", "Fabric", "Allocation", "ElectFlat",

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..problems._validate import as_float, as_int, fail
+from fabricopt.problems._validate import as_float, as_int, fail
 
 __all__ = ["StepsToTarget", "STEPS_TO_TARGET", "steps_to_target", "load_steps_table",
            "IMAGENET_TRAIN_IMAGES"]

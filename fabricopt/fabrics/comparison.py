@@ -23,13 +23,13 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
-from ..errors import InfeasibleInstance, SolverUnavailable
-from ..problems._validate import as_float, as_int, fail
-from .iteration import DEFAULT_TAU_S, search_iteration_time
-from .models import (DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree, SipOcs, SipRing,
-                     cost_matched_fat_tree)
-from .prices import DEFAULT_PRICES, Prices
-from .workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS
+from fabricopt.errors import InfeasibleInstance, SolverUnavailable
+from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.fabrics.iteration import DEFAULT_TAU_S, search_iteration_time
+from fabricopt.fabrics.models import (DirectConnect, ElectCluster, ElectFlat, Fabric, FatTree,
+                                      SipOcs, SipRing, cost_matched_fat_tree)
+from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices
+from fabricopt.fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS
 
 __all__ = ["FABRIC_NAMES", "SIPML_BANDWIDTHS", "COLUMN_LEGEND", "make_fabric", "Row", "compare",
            "markdown_table", "write_csv", "plot"]
@@ -114,8 +114,8 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     """Sweep per-node bandwidth for ``workload`` on ``gpus`` nodes over ``fabrics``.
 
     A traffic workload (SimAI/AICB file, path or example name) is handed to
-    :func:`~fabricopt.fabrics.simai_comparison.compare_simai` with ``traffic_options``
-    and returns its rows (:class:`~fabricopt.fabrics.simai_comparison.SimAIRow`).
+    :func:`~fabricopt.fabrics.simai.comparison.compare_simai` with ``traffic_options``
+    and returns its rows (:class:`~fabricopt.fabrics.simai.comparison.SimAIRow`).
 
     At each bandwidth, every fabric gets its best (k, l) by
     :func:`~fabricopt.fabrics.iteration.search_iteration_time` with its own placement
@@ -159,8 +159,9 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     >>> rows[1].iteration_s < rows[0].iteration_s
     True
     """
-    from .resolve import is_traffic_workload, reject_traffic_options, resolve_workload
-    from .simai_comparison import compare_simai
+    from fabricopt.fabrics.resolve import (is_traffic_workload, reject_traffic_options,
+                                           resolve_workload)
+    from fabricopt.fabrics.simai.comparison import compare_simai
 
     workload = resolve_workload(workload)
     if is_traffic_workload(workload):

@@ -50,14 +50,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import InfeasibleInstance, SolverFailure, SolverUnavailable
-from ..problems._validate import as_float, as_int, fail
-from ..problems.opgraph import OpGraph
-from ..solvers import solve
-from .models import Allocation, Fabric, method_available
-from .traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
-from .workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
-                        TRAINING_BYTES_PER_PARAM, Workload, get_workload)
+from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.problems.opgraph import OpGraph
+from fabricopt.methods import solve
+from fabricopt.fabrics.models import Allocation, Fabric, method_available
+from fabricopt.fabrics.traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
+from fabricopt.fabrics.workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
+                                         TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
 __all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
            "iteration_time", "search_iteration_time", "serial_plan", "DEFAULT_TAU_S",
@@ -171,7 +171,7 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
         If the placement kind's ``balance`` is not installed.
     """
     try:
-        from ..heuristics.sipml import balance
+        from fabricopt.algorithms.placement.sipml import balance
     except ImportError:
         raise SolverUnavailable("model parallelism (k > 1) needs the placement kind's "
                                 "heuristics.sipml.balance, which is not installed here; "
@@ -372,12 +372,12 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
                    seed: int = 0, serial_fallback: bool = True, **traffic_options):
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
 
-    A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.SimAIWorkload`,
+    A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.workload.SimAIWorkload`,
     its file path, or ``simai-moe`` / ``simai-micro``) carries its own parallelism:
     give no k, l; it is priced by
-    :func:`~fabricopt.fabrics.simai_iteration.simai_iteration_time`, which takes
+    :func:`~fabricopt.fabrics.simai.iteration.simai_iteration_time`, which takes
     ``traffic_options`` (``mode``, ``overlap``, ``efficiency``, ...) and returns a
-    :class:`~fabricopt.fabrics.simai_iteration.SimAIIterationTime`.
+    :class:`~fabricopt.fabrics.simai.iteration.SimAIIterationTime`.
 
     Parameters
     ----------
@@ -424,8 +424,9 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
     >>> iteration_time("simai-micro", ElectFlat(800.0), gpus=8).bubble_s
     0.0
     """
-    from .resolve import is_traffic_workload, reject_traffic_options, resolve_workload
-    from .simai_iteration import simai_iteration_time
+    from fabricopt.fabrics.resolve import (is_traffic_workload, reject_traffic_options,
+                                           resolve_workload)
+    from fabricopt.fabrics.simai.iteration import simai_iteration_time
 
     workload = resolve_workload(workload)
     if is_traffic_workload(workload):
@@ -503,7 +504,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     >>> best.k, best.l
     (1, 4)
     """
-    from .resolve import is_traffic_workload, resolve_workload
+    from fabricopt.fabrics.resolve import is_traffic_workload, resolve_workload
 
     workload = resolve_workload(workload)
     if is_traffic_workload(workload):

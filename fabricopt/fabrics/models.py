@@ -40,13 +40,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..errors import InfeasibleInstance, SolverFailure, SolverUnavailable
-from ..problems import instance_from_dict, kinds
-from ..problems.circuits import circuit_counts
-from ..problems._validate import as_float, as_int, fail
-from ..solvers import methods, solve
-from .prices import DEFAULT_PRICES, Prices, fat_tree_counts
-from .traffic import Traffic, as_traffic, port_bound_s, ring_allreduce_bytes, transfer_s
+from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from fabricopt.problems import instance_from_dict, kinds
+from fabricopt.problems.circuits import circuit_counts
+from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.methods import methods, solve
+from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
+from fabricopt.fabrics.traffic import (Traffic, as_traffic, port_bound_s, ring_allreduce_bytes,
+                                       transfer_s)
 
 __all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipOcs", "SipRing",
            "DirectConnect", "cost_matched_fat_tree", "method_available"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..problems._validate import as_float
+from fabricopt.problems._validate import as_float
 
 __all__ = ["Prices", "DEFAULT_PRICES", "fat_tree_counts"]
 

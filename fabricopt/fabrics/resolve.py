@@ -3,8 +3,8 @@
 Two kinds of workload exist. An op-graph :class:`~fabricopt.fabrics.workloads.Workload`
 (ResNet-50, GPT-3, ...) is placed on k GPUs and priced by the SiP-ML-style model of
 :mod:`~fabricopt.fabrics.iteration`; a traffic workload,
-:class:`~fabricopt.fabrics.simai.SimAIWorkload`, carries its own parallelism and
-per-layer collectives and is priced by :mod:`~fabricopt.fabrics.simai_iteration`.
+:class:`~fabricopt.fabrics.simai.workload.SimAIWorkload`, carries its own parallelism and
+per-layer collectives and is priced by :mod:`~fabricopt.fabrics.simai.iteration`.
 :func:`resolve_workload` turns a name or a path into either, so that
 :func:`~fabricopt.fabrics.iteration.iteration_time`, ``fabricopt compare`` and
 :func:`~fabricopt.fabrics.comparison.compare` accept both.
@@ -18,9 +18,9 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-from ..problems._validate import fail
-from .simai import SimAIWorkload, read_simai
-from .workloads import WORKLOADS, Workload
+from fabricopt.problems._validate import fail
+from fabricopt.fabrics.simai.workload import SimAIWorkload, read_simai
+from fabricopt.fabrics.workloads import WORKLOADS, Workload
 
 __all__ = ["SIMAI_EXAMPLES", "simai_data_path", "resolve_workload", "is_traffic_workload",
            "reject_traffic_options"]

@@ -26,9 +26,9 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidInstance
-from ..problems._validate import as_float, as_int, as_list, fail
-from ..problems.opgraph import OpGraph
+from fabricopt.errors import InvalidInstance
+from fabricopt.problems._validate import as_float, as_int, as_list, fail
+from fabricopt.problems.opgraph import OpGraph
 
 __all__ = ["AllReduce", "Traffic", "as_traffic", "ring_allreduce_bytes", "port_bound_s",
            "transfer_s", "hybrid_traffic", "dp_groups", "mp_traffic", "params_per_gpu"]

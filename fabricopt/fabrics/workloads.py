@@ -40,8 +40,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from ..problems._validate import as_float, as_int, fail
-from ..problems.opgraph import OpGraph
+from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.problems.opgraph import OpGraph
 
 __all__ = ["A100_PEAK_FLOPS", "A100_UTILIZATION", "DEFAULT_GPU_FLOPS", "A100_MEMORY_BYTES",
            "BYTES_PER_VALUE", "TRAIN_FLOPS_FACTOR", "TRAINING_BYTES_PER_PARAM",

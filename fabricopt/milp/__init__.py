@@ -7,7 +7,7 @@ in the import order of the docs (api.rst)::
 
 so that exact formulations *and* hybrid heuristics (the LP half of ``mcf``, an LP
 rounding) can solve models without importing each other. It knows nothing about
-problem kinds, methods or results: :mod:`fabricopt.solvers.milp` turns a
+problem kinds, methods or results: :mod:`fabricopt.methods.milp_method` turns a
 formulation into a registered method.
 
 - :class:`MilpModel` / :func:`new_problem` — the hand-over from a formulation;
@@ -19,10 +19,10 @@ formulation into a registered method.
   columns do not have HiGHS's objective is never passed on as a proof).
 """
 
-from .deadline import BuildTimeLimit, build_deadline, check_deadline
-from .model import MilpModel, new_problem
-from .run import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
-from .sparse import ColumnValues, SparseModel, to_pulp
+from fabricopt.milp.deadline import BuildTimeLimit, build_deadline, check_deadline
+from fabricopt.milp.model import MilpModel, new_problem
+from fabricopt.milp.run import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
+from fabricopt.milp.sparse import ColumnValues, SparseModel, to_pulp
 
 __all__ = ["MilpModel", "new_problem", "MilpRun", "run_milp", "BACKENDS", "cbc_available",
            "highs_version", "BuildTimeLimit", "build_deadline", "check_deadline",

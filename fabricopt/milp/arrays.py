@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pulp
 
-from .deadline import check_deadline
+from fabricopt.milp.deadline import check_deadline
 
 __all__ = ["LinearArrays", "from_pulp", "row_bounds"]
 

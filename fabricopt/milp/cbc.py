@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pulp
 
-from ..errors import SolverUnavailable
+from fabricopt.errors import SolverUnavailable
 
 __all__ = ["cbc_available", "solve_cbc"]
 

@@ -1,6 +1,6 @@
 """A wall-clock deadline that model building checks, so a time limit bounds it too.
 
-``run_milp``'s caller (:func:`fabricopt.solvers.milp.milp_method`) opens
+``run_milp``'s caller (:func:`fabricopt.methods.milp_method.milp_method`) opens
 ``with build_deadline(t):`` around a formulation's ``build``; the PuLP problems of
 :func:`~fabricopt.milp.new_problem` call :func:`check_deadline` as they add
 variables and rows, and so does the copy into the solver. Past the deadline it

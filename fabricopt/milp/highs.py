@@ -31,9 +31,9 @@ from typing import Mapping
 
 import numpy as np
 
-from ..errors import SolverFailure
-from .arrays import LinearArrays
-from .sparse import ColumnValues
+from fabricopt.errors import SolverFailure
+from fabricopt.milp.arrays import LinearArrays
+from fabricopt.milp.sparse import ColumnValues
 
 __all__ = ["solve_highs", "highs_version", "new_highs"]
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping
 
 import pulp
 
-from .deadline import check_deadline
+from fabricopt.milp.deadline import check_deadline
 
 __all__ = ["MilpModel", "new_problem"]
 

@@ -8,13 +8,13 @@ from typing import Mapping
 
 import pulp
 
-from ..errors import SolverUnavailable
-from .arrays import from_pulp
-from .cbc import cbc_available, solve_cbc
-from .deadline import BuildTimeLimit, build_deadline
-from .highs import highs_version, solve_empty, solve_highs
-from .model import MilpModel, new_problem  # noqa: F401  (new_problem: the doctest)
-from .sparse import SparseModel, columns_of, named_start, to_pulp
+from fabricopt.errors import SolverUnavailable
+from fabricopt.milp.arrays import from_pulp
+from fabricopt.milp.cbc import cbc_available, solve_cbc
+from fabricopt.milp.deadline import BuildTimeLimit, build_deadline
+from fabricopt.milp.highs import highs_version, solve_empty, solve_highs
+from fabricopt.milp.model import MilpModel, new_problem  # noqa: F401  (new_problem: the doctest)
+from fabricopt.milp.sparse import SparseModel, columns_of, named_start, to_pulp
 
 __all__ = ["MilpRun", "run_milp", "BACKENDS", "cbc_available", "highs_version"]
 

@@ -8,10 +8,12 @@ from the same arrays (:func:`to_pulp`), so the two backends solve one model. Sol
 come back as a column vector that :meth:`SparseModel.value` reads block by block.
 
 Building through PuLP's object layer costs a Python object per variable and per term;
-here a model of a million variables is a handful of arrays (issue 15 §1).
+here a model of a million variables is a handful of arrays.
 """
 
 from __future__ import annotations
+
+from fabricopt.errors import InvalidArgument
 
 import math
 from dataclasses import dataclass
@@ -21,8 +23,8 @@ import numpy as np
 import pulp
 from scipy.sparse import coo_matrix
 
-from .arrays import LinearArrays
-from .deadline import check_deadline
+from fabricopt.milp.arrays import LinearArrays
+from fabricopt.milp.deadline import check_deadline
 
 __all__ = ["Block", "SparseModel", "BlockNames", "ColumnValues", "to_pulp", "named_start",
            "columns_of"]
@@ -108,7 +110,7 @@ class SparseModel:
 
     def __init__(self, name: str, sense: str):
         if sense not in ("min", "max"):
-            raise ValueError(f"sense = {sense!r}: must be 'min' or 'max'")
+            raise InvalidArgument(f"sense = {sense!r}: must be 'min' or 'max'")
         self.name, self.maximize = name, sense == "max"
         self.blocks: dict[str, Block] = {}
         self._n = 0
@@ -127,7 +129,7 @@ class SparseModel:
                   integer: bool = False) -> Block:
         """Add a block of ``prod(shape)`` columns; bounds are scalars or arrays of ``shape``."""
         if name in self.blocks:
-            raise ValueError(f"variables {name!r}: the block exists already")
+            raise InvalidArgument(f"variables {name!r}: the block exists already")
         shape = tuple(int(s) for s in np.atleast_1d(shape)) if np.ndim(shape) else (
             () if shape == () else (int(shape),))
         block = Block(name, self._n, shape)

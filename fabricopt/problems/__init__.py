@@ -6,22 +6,21 @@ solution is and what it scores: every method's result is checked and scored here
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+import inspect
 from typing import Any, Mapping
 
-from ..errors import InvalidInstance, InvalidSolution
-from ._kind import CheckResult, NamedBound, ProblemKind, get_kind, kind_of, kinds, register_kind
-from . import circuits  # noqa: F401  (registers the kind)
-from . import topology  # noqa: F401  (registers the kind)
-from . import wavelengths  # noqa: F401  (registers the kind)
-from . import placement  # noqa: F401  (registers the kind)
-from . import crux, priorities  # noqa: F401  (register the Crux kinds)
+from fabricopt.errors import InvalidInstance, InvalidOption, InvalidSolution
+from fabricopt.problems._kind import (CheckResult, NamedBound, ProblemKind, get_kind, kind_of,
+                                      kinds, register_bound, register_kind)
+from fabricopt.problems import circuits  # noqa: F401  (registers the kind)
+from fabricopt.problems import topology  # noqa: F401  (registers the kind)
+from fabricopt.problems import wavelengths  # noqa: F401  (registers the kind)
+from fabricopt.problems import placement  # noqa: F401  (registers the kind)
+from fabricopt.problems import crux, priorities  # noqa: F401  (register the Crux kinds)
 
 __all__ = ["CheckResult", "NamedBound", "ProblemKind", "get_kind", "kind_of", "kinds", "register_kind",
            "check", "evaluate", "instance_from_dict", "solution_from_dict", "to_dict",
-           "read_json", "write_json", "MAX_INTEGER_DIGITS"]
+           "generate", "register_bound"]
 
 
 def instance_from_dict(data: Mapping[str, Any]):
@@ -82,89 +81,21 @@ def evaluate(instance, solution) -> float:
     return float(_same_kind(instance, solution).evaluate(instance, solution))
 
 
-#: Longest integer literal a JSON file may hold: a float stops at 309 digits, and
-#: converting longer literals costs time quadratic in their length.
-MAX_INTEGER_DIGITS = 320
-
-
-def read_json(source) -> Any:
-    """Parse JSON from a path, ``"-"`` (standard input) or an open file.
-
-    The file must be UTF-8 (a byte-order mark is allowed). Anything that is not valid
-    JSON — broken syntax, undecodable bytes, ``NaN`` / ``Infinity``, an integer literal
-    of more than :data:`MAX_INTEGER_DIGITS` digits, nesting deeper than the parser can
-    follow — raises ``InvalidInstance`` with one line naming the file and the problem.
+def generate(kind: str, seed: int = 0, **sizes) -> Any:
+    """A seeded, realistic instance of ``kind`` (see each kind's ``generate``).
 
     Examples
     --------
-    >>> import io
-    >>> read_json(io.BytesIO(b'{"problem": "circuits"}'))
-    {'problem': 'circuits'}
-    >>> read_json(io.BytesIO(b"[" * 100000 + b"]" * 100000))
-    Traceback (most recent call last):
-    ...
-    fabricopt.errors.InvalidInstance: <file>: not valid JSON (nested too deeply)
+    >>> generate("circuits", seed=1, gpus=4, switches=2).gpus
+    4
     """
-    name = str(source)
-    try:
-        if source == "-" or source is sys.stdin:
-            name = "<stdin>"
-            stream = sys.stdin
-            data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read()
-        elif hasattr(source, "read"):
-            name = getattr(source, "name", "<file>")
-            data = source.read()
-        else:
-            data = Path(source).read_bytes()
-    except OSError as exc:
-        raise InvalidInstance(f"{name}: cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError as exc:  # a file opened in text mode
-        raise InvalidInstance(f"{name}: not UTF-8 text ({_undecodable(exc)})") from None
-    if isinstance(data, (bytes, bytearray)):
-        try:
-            text = bytes(data).decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise InvalidInstance(f"{name}: not UTF-8 text ({_undecodable(exc)})") from None
-    else:
-        text = data
-    try:
-        return json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
-    except json.JSONDecodeError as exc:
-        raise InvalidInstance(f"{name}: not valid JSON ({exc.msg} at line {exc.lineno} "
-                              f"column {exc.colno})") from None
-    except RecursionError:
-        raise InvalidInstance(f"{name}: not valid JSON (nested too deeply)") from None
-    except InvalidInstance as exc:
-        raise InvalidInstance(f"{name}: {exc}") from None
-
-
-def _undecodable(exc: UnicodeDecodeError) -> str:
-    bad = exc.object[exc.start:exc.start + 1]
-    hint = "; it looks like UTF-16" if exc.object[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
-    return f"byte 0x{bad.hex()} at offset {exc.start}{hint}"
-
-
-def _parse_int(token: str) -> int:
-    digits = len(token.lstrip("-"))
-    if digits > MAX_INTEGER_DIGITS:
-        raise InvalidInstance(f"not valid JSON (an integer of {digits} digits; numbers "
-                              f"must fit a float, at most {MAX_INTEGER_DIGITS} digits)")
-    return int(token)
-
-
-def _reject_constant(token: str):
-    raise InvalidInstance(f"JSON contains {token}: numbers must be finite")
-
-
-def write_json(data: Any, target=None) -> str:
-    """Write ``data`` as JSON to a path, ``"-"`` / ``None`` (return the text) or a file."""
-    text = json.dumps(data, indent=None, allow_nan=False) + "\n"
-    if target is None:
-        return text
-    if target == "-":
-        sys.stdout.write(text)
-    elif hasattr(target, "write"):
-        target.write(text)
-    else:
-        Path(target).write_text(text)
-    return text
+    problem = get_kind(kind)
+    if problem.generate is None:
+        raise InvalidInstance(f"problem = {kind!r}: has no instance generator")
+    params = inspect.signature(problem.generate).parameters
+    for name in sizes:
+        if name not in params or name == "seed":
+            options = ", ".join(n for n in params if n != "seed")
+            raise InvalidOption(f"{name}: not a size option of the {kind} generator "
+                             f"(options: {options})")
+    return problem.generate(seed=seed, **sizes)

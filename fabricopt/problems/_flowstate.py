@@ -16,10 +16,12 @@ Two interchangeable fill kernels do the same float operations in the same order,
 they give the same rates: :func:`fill_list` (plain Python, fastest for small clusters,
 where numpy's per-call overhead dominates) and :func:`fill_array` (numpy).
 :data:`LIST_MAX_FLOWS` picks one by cluster size (measured by
-``benchmarks/bench_scaling.py --fill``).
+``scripts/speed_baseline.py --fill``).
 """
 
 from __future__ import annotations
+
+from fabricopt.errors import InvalidOption
 
 import heapq
 import math
@@ -160,7 +162,7 @@ class FlowState:
     def __init__(self, cap_bps, bits, flow_job, flow_links, flow_cap_bps, job_level,
                  window, kernel=None):
         if kernel not in (None, "list", "array"):
-            raise ValueError(f"backend = {kernel!r}: must be None, 'list' or 'array'")
+            raise InvalidOption(f"backend = {kernel!r}: must be None, 'list' or 'array'")
         self.kernel = kernel
         self.cap = [float(c) for c in cap_bps]
         self.fcap = [float(c) for c in flow_cap_bps]

@@ -7,10 +7,13 @@ type, a solution type, JSON conversion, ``check`` (feasibility) and ``evaluate``
 
 from __future__ import annotations
 
+from fabricopt.errors import InvalidArgument
+
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-__all__ = ["CheckResult", "NamedBound", "ProblemKind", "register_kind", "kind_of", "get_kind", "kinds"]
+__all__ = ["CheckResult", "NamedBound", "ProblemKind", "register_kind", "register_bound", "kind_of", "get_kind", "kinds"]
 
 
 @dataclass(frozen=True)
@@ -71,7 +74,7 @@ class NamedBound(float):
         """The tightest of ``values`` (name -> bound): the largest when minimizing, the
         smallest when maximizing; the first listed wins a tie."""
         if not values:
-            raise ValueError("no bound to choose from")
+            raise InvalidArgument("no bound to choose from")
         pick = max if sense == "min" else min
         name = pick(values, key=lambda k: values[k])
         return cls(float(values[name]), name)
@@ -129,8 +132,19 @@ _KINDS: dict[str, ProblemKind] = {}
 def register_kind(kind: ProblemKind) -> ProblemKind:
     """Add ``kind`` to the registry (done once, by the kind's own module)."""
     if kind.sense not in ("min", "max"):
-        raise ValueError(f"sense = {kind.sense!r}: must be 'min' or 'max'")
+        raise InvalidArgument(f"sense = {kind.sense!r}: must be 'min' or 'max'")
     _KINDS[kind.name] = kind
+    return kind
+
+
+def register_bound(name: str, bound: Callable[[Any], float], bound_name: str = "") -> ProblemKind:
+    """Make ``bound`` the cheap bound every result of kind ``name`` may use.
+
+    Kinds are defined in :mod:`fabricopt.problems`; their bounds in :mod:`fabricopt.bounds`,
+    which registers each one here when it is imported (``import fabricopt`` does).
+    """
+    kind = dataclasses.replace(get_kind(name), bound=bound, bound_name=bound_name)
+    _KINDS[name] = kind
     return kind
 
 
@@ -147,8 +161,8 @@ def kinds() -> list[str]:
 
 def get_kind(name: str) -> ProblemKind:
     """The kind called ``name``; an unknown name raises ``InvalidInstance``."""
-    from ..errors import InvalidInstance
-    from ._validate import shown
+    from fabricopt.errors import InvalidInstance
+    from fabricopt.problems._validate import shown
 
     try:
         return _KINDS[name]
@@ -160,7 +174,7 @@ def get_kind(name: str) -> ProblemKind:
 
 def kind_of(obj: Any) -> ProblemKind:
     """The kind whose instance or solution type ``obj`` is."""
-    from ..errors import InvalidInstance
+    from fabricopt.errors import InvalidInstance
 
     for kind in _KINDS.values():
         if isinstance(obj, (kind.instance_type, kind.solution_type)):

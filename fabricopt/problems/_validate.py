@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import InvalidInstance
+from fabricopt.errors import InvalidInstance
 
 __all__ = [
     "MIN_MAGNITUDE",

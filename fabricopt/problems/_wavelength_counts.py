@@ -1,5 +1,5 @@
-"""SiP-ML's count relaxation of wavelength scheduling, solved fast, and the infeasibility
-proofs it gives.
+"""SiP-ML's count relaxation of wavelength scheduling and the infeasibility proofs it
+gives (the bound it gives is :func:`fabricopt.bounds.wavelengths.count_bound`).
 
 The relaxation counts lightpaths per pair and fiber under per-segment capacity W and
 transceiver limits, forgetting which wavelength each one takes (fabricopt docs,
@@ -10,19 +10,17 @@ below, and an instance it cannot serve has no schedule.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InfeasibleInstance
-from ._ring import DIRECTIONS, arc, segment_load, segment_name
-from ._transfer import links_needed, smallest_feasible_load
+from fabricopt.errors import InfeasibleInstance
+from fabricopt.problems._ring import DIRECTIONS, arc, segment_load, segment_name
 
 if TYPE_CHECKING:
-    from .wavelengths import WavelengthsInstance
+    from fabricopt.problems.wavelengths import WavelengthsInstance
 
-__all__ = ["infeasibility", "require_feasible", "count_bound"]
+__all__ = ["infeasibility", "require_feasible", "shortest_hops", "violation"]
 
 
 def _directions(instance: WavelengthsInstance):
@@ -56,7 +54,7 @@ def _arc_exits(n: int, src, dst, counts) -> tuple[np.ndarray, np.ndarray]:
     return rows[b] - rows[a] - inside, (b - 1) % n
 
 
-def _violation(instance: WavelengthsInstance, counts: np.ndarray, shortest: np.ndarray
+def violation(instance: WavelengthsInstance, counts: np.ndarray, shortest: np.ndarray
                ) -> str | None:
     """The first rule of the count relaxation that ``counts`` per demanded pair breaks.
 
@@ -96,7 +94,7 @@ def _violation(instance: WavelengthsInstance, counts: np.ndarray, shortest: np.n
     return None
 
 
-def _shortest(instance: WavelengthsInstance) -> np.ndarray:
+def shortest_hops(instance: WavelengthsInstance) -> np.ndarray:
     """Hops of each demanded pair's shortest arc within reach (both ways out of reach: inf)."""
     _, _, _, cw_hops, ccw_hops = instance.pairs
     can_cw, can_ccw = _directions(instance)
@@ -107,7 +105,7 @@ def infeasibility(instance: WavelengthsInstance) -> str | None:
     """A short proof that no schedule serves every demanded pair, or None.
 
     Checks that every demanded pair is within ``max_hops`` in some direction, then that
-    one lightpath per demanded pair fits the count relaxation (:func:`count_bound`):
+    one lightpath per demanded pair fits the count relaxation (:func:`fabricopt.bounds.wavelengths.count_bound`):
     at most W peers per node each way, at most W pairs on a segment that only its
     fiber can serve, at most 2W pairs leaving any arc of consecutive nodes, the ring's
     total capacity. None does not prove feasibility: wavelength continuity can still
@@ -130,7 +128,7 @@ def infeasibility(instance: WavelengthsInstance) -> str | None:
         return (f"traffic_bytes[{i}][{j}] = {float(size[k])!r}: node {j} is {int(cw_hops[k])} hops "
                 f"from node {i} clockwise and {int(ccw_hops[k])} counter-clockwise, "
                 f"more than max_hops = {instance.max_hops}")
-    return _violation(instance, np.ones(len(src)), _shortest(instance))
+    return violation(instance, np.ones(len(src)), shortest_hops(instance))
 
 
 def require_feasible(instance: WavelengthsInstance) -> None:
@@ -140,48 +138,3 @@ def require_feasible(instance: WavelengthsInstance) -> None:
         raise InfeasibleInstance(reason)
 
 
-def count_bound(instance: WavelengthsInstance) -> float:
-    """A lower bound on the longest transfer time: SiP-ML's count relaxation, fast.
-
-    SiP-ML's ILP (*Departures*, sipml-2.2) counts lightpaths per pair and direction under
-    per-segment capacity W and transceiver limits, without wavelength continuity.
-    For a candidate per-lightpath load ``u`` every pair needs
-    ``max(1, ceil(T_ij/u))`` lightpaths; feasibility is monotone in ``u`` and the
-    optimum is one of the ``T_ij/m`` (m = 1..W), so bisection finds it. Pairs that
-    only one fiber reaches load its segments exactly; pairs both fibers reach are
-    bounded by cuts instead — at most 2W lightpaths leave any arc of consecutive nodes
-    — and by the ring's total capacity. The result is the count relaxation's optimum
-    exactly when no demanded pair can go both ways (e.g. whenever
-    ``nodes > 2*max_hops``) and a valid, possibly weaker bound otherwise; the
-    ``count-bound`` method solves the count ILP itself.
-
-    Returns
-    -------
-    float
-        Seconds; 0 without traffic, ``inf`` when :func:`infeasibility` finds a proof.
-
-    Notes
-    -----
-    O(log(P·W)) rounds of O(N² + P·h) numpy work for P demanded pairs of at most h
-    hops: about a millisecond for 128 nodes, so every ``solve`` applies it.
-
-    Examples
-    --------
-    >>> from fabricopt.problems.wavelengths import WavelengthsInstance
-    >>> inst = WavelengthsInstance(3, 2, 8.0, 1, [[0, 2e9, 0], [0, 0, 0], [0, 0, 0]])
-    >>> count_bound(inst)   # two wavelengths 0 -> 1: 2e9 bytes over 2 x 8 Gbps
-    1.0
-    """
-    size = instance.pairs[2]
-    if not len(size):
-        return 0.0
-    if infeasibility(instance) is not None:
-        return math.inf
-    shortest = _shortest(instance)
-
-    def feasible(u: float) -> bool:
-        return _violation(instance, links_needed(size, u, instance.wavelengths), shortest) is None
-
-    # One lightpath each (u = max T) is feasible: infeasibility() found no violation.
-    w = instance.wavelengths
-    return 8.0 * smallest_feasible_load(size, w, feasible) / (instance.wavelength_gbps * 1e9)

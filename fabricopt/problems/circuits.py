@@ -20,15 +20,15 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import InvalidSolution
-from ._kind import CheckResult, ProblemKind, register_kind
-from ._transfer import max_transfer_time, unserved_pair
-from .limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_SWITCHES, check_traffic
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
-                        reject_unknown_keys, require)
+from fabricopt.errors import InvalidSolution
+from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
+from fabricopt.problems._transfer import max_transfer_time, unserved_pair
+from fabricopt.problems.limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_SWITCHES, check_traffic
+from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
+                                          matrix_array, reject_unknown_keys, require)
 
 __all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit_counts",
-           "port_load_bound", "generate"]
+           "generate"]
 
 _INSTANCE_KEYS = ("problem", "switches", "circuit_gbps", "traffic_bytes")
 
@@ -201,18 +201,6 @@ def evaluate(instance: CircuitsInstance, solution: CircuitsSolution) -> float:
                              instance.circuit_gbps)
 
 
-def port_load_bound(instance: CircuitsInstance) -> float:
-    """A lower bound on the optimum: the busiest port's bytes spread over all Q circuits.
-
-    If the max time is t then ``c_ij >= 8*T_ij / (t*b)``; the Q ports of GPU i give
-    ``sum_j c_ij <= Q``, so ``t >= 8 * sum_j T_ij / (Q*b)``, and likewise per column.
-    """
-    t = instance.traffic
-    if not (t > 0).any():
-        return 0.0
-    busiest = max(t.sum(axis=1).max(), t.sum(axis=0).max())
-    return float(8.0 * busiest / (instance.switches * instance.circuit_gbps * 1e9))
-
 
 def generate(seed: int = 0, gpus: int = 16, switches: int = 4, peers: int | None = None,
              circuit_gbps: float = 400.0, mean_bytes: float = 32e6,
@@ -230,7 +218,7 @@ def generate(seed: int = 0, gpus: int = 16, switches: int = 4, peers: int | None
     Notes
     -----
     No family can separate the ``greedy`` baseline from the optimum: its water-filling
-    is optimal (the proof is in :func:`fabricopt.heuristics.circuits.greedy`'s Notes),
+    is optimal (the proof is in :func:`fabricopt.algorithms.circuits.greedy`'s Notes),
     and the skewed family shows it on heavy-tailed traffic (measured: 0 gap, and no
     slower MILP, at 16-48 GPUs).
 
@@ -262,7 +250,6 @@ KIND = register_kind(ProblemKind(
     name="circuits", sense="min",
     instance_type=CircuitsInstance, solution_type=CircuitsSolution,
     instance_from_dict=CircuitsInstance.from_dict, solution_from_dict=CircuitsSolution.from_dict,
-    check=check, evaluate=evaluate, generate=generate, bound=port_load_bound,
-    bound_name="port-load",
+    check=check, evaluate=evaluate, generate=generate,
     size=lambda inst: inst.gpus, doc="SiP-OCS circuit assignment (min max transfer time)",
 ))

@@ -32,8 +32,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidInstance
-from ._flowstate import FlowState
+from fabricopt.errors import InvalidArgument, InvalidInstance
+from fabricopt.problems._flowstate import FlowState
 
 __all__ = ["SimJob", "SimResult", "simulate", "link_components", "utilization",
            "MAX_EVENTS", "require_bounded_work"]
@@ -240,7 +240,7 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     window_s = float(window_s)
     warmup_s = float(warmup_s)
     if not window_s > 0 or not warmup_s >= 0:
-        raise ValueError(f"window_s = {window_s!r}, warmup_s = {warmup_s!r}: need window > 0 "
+        raise InvalidArgument(f"window_s = {window_s!r}, warmup_s = {warmup_s!r}: need window > 0 "
                          f"and warm-up >= 0")
     require_bounded_work(warmup_s + window_s, [_fastest_iteration_s(link_gbps, job, jitter)
                                                for job in jobs],

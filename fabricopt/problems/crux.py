@@ -27,18 +27,18 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from ..errors import InvalidSolution
-from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import (MAX_INDEX, MAX_JOB_GPUS, MAX_LEVELS, check_magnitude, check_rate,
-                     check_transfer)
-from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
-                        reject_unknown_keys, require, shown)
-from .contention import SimJob, simulate, utilization
-from .crux_clos import clos_case
-from .priorities import as_level_map, check_level_map, dag_edges
+from fabricopt.errors import InvalidSolution
+from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
+from fabricopt.problems.limits import (MAX_INDEX, MAX_JOB_GPUS, MAX_LEVELS, check_magnitude,
+                                       check_rate, check_transfer)
+from fabricopt.problems._validate import (as_float, as_id, as_int, as_list, as_object, fail,
+                                          reject_unknown_keys, require, shown)
+from fabricopt.problems.contention import SimJob, simulate, utilization
+from fabricopt.problems.crux_clos import clos_case
+from fabricopt.problems.priorities import as_level_map, check_level_map, dag_edges
 
 __all__ = ["CruxFlow", "CruxJob", "CruxInstance", "CruxSolution", "check", "evaluate",
-           "contending_pairs", "sim_jobs", "utilization_bound", "generate",
+           "contending_pairs", "sim_jobs", "generate",
            "WARMUP_ITERATIONS", "WINDOW_ITERATIONS", "MAX_SIMULATED_ITERATIONS",
            "check_simulation_span"]
 
@@ -295,7 +295,7 @@ class CruxSolution:
 
 
 #: Most standalone iterations of one job that the simulated span (warm-up plus window)
-#: may hold: the fluid simulation's work grows with it (issue 13 item 7). The default
+#: may hold: the fluid simulation's work grows with it. The default
 #: span is 60 of the longest job's iterations, so this lets the shortest job be ~166x
 #: shorter than the longest; real mixes (generate) stay below 25x.
 MAX_SIMULATED_ITERATIONS = 10_000
@@ -453,21 +453,6 @@ def evaluate(instance: CruxInstance, solution: CruxSolution) -> float:
     return utilization(result, [job.gpus for job in instance.jobs])
 
 
-def utilization_bound(instance: CruxInstance) -> float:
-    """An upper bound on any solution's utilization.
-
-    Every iteration of job j lasts at least its standalone iteration ``T_j``
-    (:attr:`CruxInstance.standalone_iteration_s`), so at most ``ceil((w + C_j)/T_j)``
-    of its compute phases meet a window of length ``w``.
-    """
-    w = instance.window
-    num = den = 0.0
-    for job, T in zip(instance.jobs, instance.standalone_iteration_s):
-        busy = min(w, job.compute_s * math.ceil((w + job.compute_s) / T * (1 + 1e-12)))
-        num += job.gpus * busy
-        den += job.gpus * w
-    return num / den if den > 0 else 0.0
-
 
 def generate(seed: int = 0, jobs: int = 5, tors: int | None = None, aggs: int = 2,
              hosts_per_tor: int = 5, levels: int = 3, host_gbps: float = 100.0,
@@ -499,8 +484,7 @@ KIND = register_kind(ProblemKind(
     name="crux", sense="max",
     instance_type=CruxInstance, solution_type=CruxSolution,
     instance_from_dict=CruxInstance.from_dict, solution_from_dict=CruxSolution.from_dict,
-    check=check, evaluate=evaluate, generate=generate, bound=utilization_bound,
-    bound_name="utilization",
+    check=check, evaluate=evaluate, generate=generate,
     size=lambda inst: len(inst.jobs),
     doc="Crux end to end: paths, priorities, levels (max GPU utilization)",
 ))

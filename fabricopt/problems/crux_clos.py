@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import as_float, as_int, fail
+from fabricopt.problems._validate import as_float, as_int, fail
 
 __all__ = ["MODELS", "GPUS_PER_HOST", "clos_links", "ring_flows", "clos_case"]
 

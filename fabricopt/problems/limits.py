@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInstance
-from ._validate import shown
+from fabricopt.errors import InvalidInstance
+from fabricopt.problems._validate import shown
 
 __all__ = ["MAX_SWITCHES", "MAX_WAVELENGTHS", "MAX_DEGREE", "MAX_GPUS", "MAX_LEVELS",
            "MAX_JOB_GPUS", "MAX_INDEX", "MAX_GENERATED_SIDE", "MAX_GENERATED_COUNT",

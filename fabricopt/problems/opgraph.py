@@ -2,7 +2,7 @@
 
 An :class:`OpGraph` is a DAG of operators, each with its compute time and the bytes of
 parameters it holds, and edges carrying activation (or gradient) bytes. Workloads in
-:mod:`fabricopt.fabrics` produce op graphs; :func:`fabricopt.heuristics.sipml.balance`
+:mod:`fabricopt.fabrics` produce op graphs; :func:`fabricopt.algorithms.placement.sipml.balance`
 splits one into a ``placement`` instance.
 
 JSON::
@@ -19,8 +19,9 @@ from typing import Any, Mapping
 
 import networkx as nx
 
-from ..errors import InvalidInstance
-from ._validate import as_float, as_id, as_list, fail, reject_unknown_keys, require, shown
+from fabricopt.errors import InvalidInstance
+from fabricopt.problems._validate import (as_float, as_id, as_list, fail, reject_unknown_keys,
+                                          require, shown)
 
 __all__ = ["Op", "Edge", "OpGraph"]
 

@@ -23,16 +23,16 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidInstance, InvalidSolution
-from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
-                     check_magnitude, check_rate, check_transfer)
-from ._validate import (as_float, as_id, as_int, as_list, fail, reject_unknown_keys, require,
-                        shown)
-from .opgraph import OpGraph
+from fabricopt.errors import InvalidInstance, InvalidSolution
+from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
+from fabricopt.problems.limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
+                                       check_magnitude, check_rate, check_transfer)
+from fabricopt.problems._validate import (as_float, as_id, as_int, as_list, fail,
+                                          reject_unknown_keys, require, shown)
+from fabricopt.problems.opgraph import OpGraph
 
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
-           "lower_bound", "heads_and_tails", "schedule_times", "schedule", "advance",
+           "schedule_times", "schedule", "advance",
            "peer_sets",
            "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
@@ -424,42 +424,6 @@ def evaluate(instance: PlacementInstance, solution: PlacementSolution) -> float:
     return float((start + instance.compute).max()) if instance.size else 0.0
 
 
-def heads_and_tails(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray]:
-    """Longest compute-only paths ``(head, tail)``: every op starts no earlier than
-    ``head[k]`` and is followed by at least ``tail[k]`` seconds of dependent compute,
-    whatever the placement (transfers only add to both)."""
-    n = instance.size
-    c = instance.compute
-    head = np.zeros(n)
-    tail = np.zeros(n)
-    order = instance.topological_order()
-    for v in order:
-        for u, _, _ in instance.parents[v]:
-            head[v] = max(head[v], head[u] + c[u])
-    for u in reversed(order):
-        for v, _, _ in instance.children[u]:
-            tail[u] = max(tail[u], tail[v] + c[v])
-    return head, tail
-
-
-def lower_bound(instance: PlacementInstance) -> float:
-    """A valid lower bound on the optimal makespan: the largest of the bounds of
-    :mod:`fabricopt.problems.placement_bounds` (critical path, load, degree fan,
-    interval load, energetic), as a :class:`~fabricopt.problems.NamedBound` whose
-    ``source`` names the one that gave it.
-
-    Examples
-    --------
-    >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0), SubOp("c", 3.0)],
-    ...                          [Dep("a", "b", 0)])
-    >>> b = lower_bound(inst)
-    >>> float(b), b.source
-    (3.0, 'critical-path')
-    """
-    from .placement_bounds import lower_bound as strongest
-
-    return strongest(instance)
-
 
 def schedule_times(instance: PlacementInstance, gpu: Sequence[int],
                    order: Sequence[int], *, zero_holds_gpu: bool = True
@@ -619,8 +583,7 @@ def _random_op_graph(rng: np.random.Generator, sub_ops: int, gpus: int, tau_s: f
 
 
 #: Named sizes of :func:`generate` (``family=NAME``): the instance families on which
-#: issue 14 measured ``sipml`` against the degree-free baseline (BENCHMARKS.md,
-#: ``## placement``). ``k64-p15`` is the size of SiP-ML's balanced Transformer graph
+#: the ``placement`` experiment measures ``sipml`` against the degree-free baseline. ``k64-p15`` is the size of SiP-ML's balanced Transformer graph
 #: (> 20k sub-ops, 64-way model parallelism, D = 16 less the data-parallel circuit).
 FAMILIES = MappingProxyType({
     "k16-p3": MappingProxyType({"ops": 500, "gpus": 16, "max_peers": 3}),
@@ -687,7 +650,7 @@ KIND = register_kind(ProblemKind(
     name="placement", sense="min",
     instance_type=PlacementInstance, solution_type=PlacementSolution,
     instance_from_dict=PlacementInstance.from_dict, solution_from_dict=PlacementSolution.from_dict,
-    check=check, evaluate=evaluate, generate=generate, bound=lower_bound,
+    check=check, evaluate=evaluate, generate=generate,
     size=lambda inst: inst.size,
     doc="SiP-ML degree-constrained model-parallel placement (min makespan)",
 ))

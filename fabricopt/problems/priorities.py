@@ -24,14 +24,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import InvalidSolution
-from ._kind import CheckResult, ProblemKind, register_kind
-from .limits import MAX_GENERATED_COUNT, MAX_INDEX, MAX_LEVELS, check_magnitude
-from ._validate import (as_float, as_id, as_int, as_list, as_object, fail,
-                        reject_unknown_keys, require, shown)
+from fabricopt.errors import InvalidSolution
+from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
+from fabricopt.problems.limits import MAX_GENERATED_COUNT, MAX_INDEX, MAX_LEVELS, check_magnitude
+from fabricopt.problems._validate import (as_float, as_id, as_int, as_list, as_object, fail,
+                                          reject_unknown_keys, require, shown)
 
 __all__ = ["PriorityJob", "PrioritiesInstance", "PrioritiesSolution", "dag_edges",
-           "check", "evaluate", "cut_weight_bound", "generate", "as_level_map",
+           "check", "evaluate", "generate", "as_level_map",
            "check_level_map"]
 
 _INSTANCE_KEYS = ("problem", "levels", "jobs", "contention")
@@ -256,16 +256,6 @@ def evaluate(instance: PrioritiesInstance, solution: PrioritiesSolution) -> floa
     return float(sum(w for hi, lo, w in instance.edges if lev[hi] > lev[lo]))
 
 
-def cut_weight_bound(instance: PrioritiesInstance) -> float:
-    """An upper bound on the best cut: all the DAG's weight (0 with one level).
-
-    It is attained whenever K is at least the number of jobs on the longest DAG path
-    (level each job by its longest path to a sink).
-    """
-    if instance.levels < 2:
-        return 0.0
-    return float(sum(w for _, _, w in instance.edges))
-
 
 def generate(seed: int = 0, jobs: int = 20, levels: int = 4, links: int | None = None,
              links_per_job: int = 2) -> PrioritiesInstance:
@@ -307,8 +297,7 @@ KIND = register_kind(ProblemKind(
     instance_type=PrioritiesInstance, solution_type=PrioritiesSolution,
     instance_from_dict=PrioritiesInstance.from_dict,
     solution_from_dict=PrioritiesSolution.from_dict,
-    check=check, evaluate=evaluate, generate=generate, bound=cut_weight_bound,
-    bound_name="cut-weight",
+    check=check, evaluate=evaluate, generate=generate,
     size=lambda inst: len(inst.jobs),
     doc="Crux priority compression into K levels (max cut weight)",
 ))

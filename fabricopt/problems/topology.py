@@ -26,16 +26,17 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import InvalidInstance, InvalidSolution
-from ._kind import CheckResult, NamedBound, ProblemKind, register_kind
-from .limits import MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic, check_transfer
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
-                        reject_unknown_keys, require)
+from fabricopt.errors import InvalidInstance, InvalidSolution
+from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
+from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic,
+                                       check_transfer)
+from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
+                                          matrix_array, reject_unknown_keys, require)
 
 __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "TopologySolution",
            "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads",
            "path_loads", "busiest_link_time", "mean_hops",
-           "ring_bytes_per_member", "lower_bound", "generate"]
+           "ring_bytes_per_member", "generate"]
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
 _SOLUTION_KEYS = ("links", "rings", "routes")
@@ -641,58 +642,6 @@ def mean_hops(instance: TopologyInstance, solution: TopologySolution) -> float:
     return carried / total
 
 
-def _moore_weighted_hops(row: np.ndarray, degree: int) -> float:
-    """A lower bound on ``sum_t row[t] * hops(s, t)`` over every graph of max degree d.
-
-    At most ``d * (d-1)**(k-1)`` servers are k hops from s (the Moore bound), so the
-    heaviest d destinations get 1 hop, the next d(d-1) get 2, and so on.
-    """
-    weights = np.sort(row[row > 0])[::-1]
-    if degree < 2:
-        return float(weights.sum())  # only hops >= 1 is claimed for degree 1
-    total, start, hops, width = 0.0, 0, 1, degree
-    while start < len(weights):
-        total += hops * float(weights[start:start + width].sum())
-        start += width
-        hops += 1
-        width *= degree - 1
-    return total
-
-
-def lower_bound(instance: TopologyInstance) -> float:
-    """A valid lower bound on the optimum, in seconds.
-
-    Two arguments, the larger wins (a :class:`NamedBound` whose ``source`` is
-    ``"port-load"`` or ``"volume"``):
-
-    - *Port load.* Server s sends ``E_s = sum_t traffic[s][t] + sum over its groups of
-      2*(g-1)/g * bytes`` whatever the ring orders (the shares sum to 1 and a member's
-      successor is never itself), over at most ``degree`` links of ``link_gbps``; likewise
-      for what it receives.
-    - *Volume.* Every byte crosses at least one link and fixed traffic at least as many
-      as the Moore bound allows a degree-``degree`` graph; the total directed capacity is
-      at most ``servers * degree * link_gbps``.
-
-    Examples
-    --------
-    >>> inst = TopologyInstance(3, 2, 8.0, [{"members": [0, 1, 2], "bytes": 3e9}],
-    ...                         [[0] * 3] * 3)
-    >>> b = lower_bound(inst)   # each member sends 4e9 bytes over 2 links of 1e9 bytes/s
-    >>> float(b), b.source
-    (2.0, 'port-load')
-    """
-    n, d = instance.servers, instance.degree
-    traffic = instance.traffic
-    ring = np.zeros(n)
-    for group in instance.allreduce:
-        ring[list(group.members)] += ring_bytes_per_member(group)
-    egress = traffic.sum(axis=1) + ring
-    ingress = traffic.sum(axis=0) + ring
-    rate = instance.link_bytes_per_s
-    port = max(float(egress.max()), float(ingress.max())) / (d * rate)
-    volume = float(ring.sum()) + sum(_moore_weighted_hops(traffic[s], d) for s in range(n))
-    return NamedBound.best({"port-load": port, "volume": volume / (n * d * rate)}, sense="min")
-
 
 def _strided_or_random_group(rng: np.random.Generator, n: int) -> list[int]:
     """An AllReduce group of a split operator: TopoOpt places an operator split g ways on a
@@ -761,7 +710,7 @@ KIND = register_kind(ProblemKind(
     name="topology", sense="min",
     instance_type=TopologyInstance, solution_type=TopologySolution,
     instance_from_dict=TopologyInstance.from_dict, solution_from_dict=TopologySolution.from_dict,
-    check=check, evaluate=evaluate, generate=generate, bound=lower_bound,
+    check=check, evaluate=evaluate, generate=generate,
     size=lambda inst: inst.servers,
     doc="TopoOpt direct-connect topology + routing (min busiest-link time)",
 ))

@@ -31,19 +31,18 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..errors import InvalidSolution
-from ._kind import CheckResult, ProblemKind, register_kind
-from ._ring import DIRECTIONS, arc, segment_load, segment_name
-from ._transfer import max_transfer_time, unserved_pair
-from .limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_WAVELENGTHS, check_traffic
-from ._validate import (as_float, as_int, as_list, as_matrix, fail, matrix_array,
-                        reject_unknown_keys, require)
-from ._wavelength_counts import count_bound, infeasibility, require_feasible
+from fabricopt.errors import InvalidSolution
+from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
+from fabricopt.problems._ring import DIRECTIONS, arc, segment_load, segment_name
+from fabricopt.problems._transfer import max_transfer_time, unserved_pair
+from fabricopt.problems.limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_WAVELENGTHS, check_traffic
+from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
+                                          matrix_array, reject_unknown_keys, require)
+from fabricopt.problems._wavelength_counts import infeasibility, require_feasible
 
 __all__ = ["WavelengthsInstance", "WavelengthsSolution", "Lightpath", "DIRECTIONS", "check",
            "evaluate", "lightpath_counts", "arc", "segment_load", "infeasibility",
-           "require_feasible",
-           "count_bound", "generate"]
+           "require_feasible", "generate"]
 
 _INSTANCE_KEYS = ("problem", "nodes", "wavelengths", "wavelength_gbps", "max_hops",
                   "traffic_bytes")
@@ -477,7 +476,6 @@ KIND = register_kind(ProblemKind(
     instance_type=WavelengthsInstance, solution_type=WavelengthsSolution,
     instance_from_dict=WavelengthsInstance.from_dict,
     solution_from_dict=WavelengthsSolution.from_dict,
-    check=check, evaluate=evaluate, generate=generate, bound=count_bound,
-    bound_name="count-relaxation",
+    check=check, evaluate=evaluate, generate=generate,
     size=lambda inst: inst.nodes, doc="SiP-Ring wavelength scheduling (min max transfer time)",
 ))

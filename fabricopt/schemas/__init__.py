@@ -41,8 +41,8 @@ def schema_path(kind: str, which: str = "instance") -> Path:
     InvalidInstance
         For an unknown kind or ``which``.
     """
-    from ..problems import get_kind
-    from ..errors import InvalidInstance
+    from fabricopt.problems import get_kind
+    from fabricopt.errors import InvalidInstance
 
     get_kind(kind)
     if which not in WHICH:

@@ -23,10 +23,10 @@ Examples
 >>> check_method("circuits", "exact", examples=3)
 """
 
-from .checks import EXAMPLES_ENV_VAR, MethodCheckError, assert_valid, check_method
-from .strategies import (InvalidExample, KindStrategies, generated_instances,
-                         generic_instances, generic_invalid_instances, instances,
-                         invalid_instances, register_strategies)
+from fabricopt.testing.checks import EXAMPLES_ENV_VAR, MethodCheckError, assert_valid, check_method
+from fabricopt.testing.strategies import (InvalidExample, KindStrategies, generated_instances,
+                                          generic_instances, generic_invalid_instances, instances,
+                                          invalid_instances, register_strategies)
 
 __all__ = ["instances", "invalid_instances", "InvalidExample", "register_strategies",
            "KindStrategies", "generated_instances", "generic_instances",

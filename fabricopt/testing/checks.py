@@ -9,11 +9,11 @@ from typing import Any, Mapping, Sequence
 
 from hypothesis import HealthCheck, Phase, given, settings as hsettings, strategies as st
 
-from ..errors import SolverUnavailable
-from ..problems import get_kind, kind_of
-from ..solvers import Result, all_methods, get_method, solve
-from ..solvers.result import STATUSES, relative_gap
-from .strategies import instances
+from fabricopt.errors import InvalidArgument, SolverUnavailable
+from fabricopt.problems import get_kind, kind_of
+from fabricopt.methods import Result, all_methods, get_method, solve
+from fabricopt.methods.result import STATUSES, relative_gap
+from fabricopt.testing.strategies import instances
 
 __all__ = ["MethodCheckError", "assert_valid", "check_method", "EXAMPLES_ENV_VAR"]
 
@@ -61,7 +61,7 @@ def assert_valid(instance, result: Result | Mapping[str, Any]) -> None:
     ----------
     instance : instance object
     result : Result or dict
-        A :class:`~fabricopt.solvers.Result`, or the JSON object ``fabricopt solve
+        A :class:`~fabricopt.methods.Result`, or the JSON object ``fabricopt solve
         --json`` printed.
 
     Raises
@@ -202,7 +202,7 @@ def check_method(kind: str, name: str, *, examples: int | None = None,
     else:
         for ref in references:
             if not get_method(kind, ref).exact:
-                raise ValueError(f"references: {ref!r} is not an exact method of {kind}")
+                raise InvalidArgument(f"references: {ref!r} is not an exact method of {kind}")
     drawn = instances(kind, max_size) if strategy is None else strategy
     label = f"{kind}/{name}"
     sense = get_kind(kind).sense

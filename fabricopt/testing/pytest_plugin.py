@@ -22,7 +22,7 @@ __all__ = ["check_method", "temporary_method"]
 @pytest.fixture
 def check_method():
     """:func:`fabricopt.testing.check_method`: property-test a registered method."""
-    from . import checks
+    from fabricopt.testing import checks
 
     return checks.check_method
 
@@ -35,7 +35,7 @@ def temporary_method():
     the registry is restored when the test ends, so a throwaway or deliberately
     broken method never leaks into other tests.
     """
-    from ..solvers import registry
+    from fabricopt.methods import registry
 
     registry.all_methods()  # load built-ins and plug-ins first: they are not ours to undo
     saved = dict(registry._METHODS)

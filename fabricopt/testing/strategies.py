@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from hypothesis import reject, strategies as st
 
-from ..errors import InvalidInstance
-from ..problems import get_kind, instance_from_dict
+from fabricopt.errors import InvalidArgument, InvalidInstance
+from fabricopt.problems import get_kind, instance_from_dict
 
 __all__ = ["InvalidExample", "KindStrategies", "register_strategies", "instances",
            "invalid_instances", "generic_instances", "generic_invalid_instances",
@@ -172,7 +172,7 @@ def instances(kind: str, max_size: int | None = None, **options) -> st.SearchStr
     record = _strategies_of(kind)
     if record is None:
         if options:
-            raise TypeError(f"{kind} has no hand-written strategy; options "
+            raise InvalidArgument(f"{kind} has no hand-written strategy; options "
                             f"{sorted(options)} are not understood")
         return generic_instances(kind, DEFAULT_MAX_SIZE if max_size is None else max_size)
     return record.instances(record.max_size if max_size is None else max_size, **options)

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fabricopt.benchmarks.experiments.sipml import time_to_accuracy
+from fabricopt.bench.experiments.sipml import time_to_accuracy
 from fabricopt.errors import InvalidInstance
 from fabricopt.fabrics.accuracy import (IMAGENET_TRAIN_IMAGES, STEPS_TO_TARGET, StepsToTarget,
                                         load_steps_table, steps_to_target)

@@ -7,7 +7,7 @@ import pytest
 from fabricopt import InvalidInstance
 from fabricopt.cli import main
 from fabricopt.fabrics.comparison import (FABRIC_NAMES, Row, compare, make_fabric, markdown_table,
-                                       plot, write_csv)
+                                          plot, write_csv)
 from fabricopt.fabrics.models import DirectConnect, ElectFlat, method_available
 from tests.fabrics.test_iteration import TOY
 

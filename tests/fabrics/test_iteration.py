@@ -8,8 +8,7 @@ from hypothesis import given, settings, strategies as st
 from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
 from fabricopt.fabrics.iteration import (iteration_time, place, placement_instance,
                                          plan_from_placement, search_iteration_time)
-from fabricopt.fabrics.models import (ElectCluster, ElectFlat, FatTree, SipOcs,
-                                      method_available)
+from fabricopt.fabrics.models import ElectCluster, ElectFlat, FatTree, SipOcs, method_available
 from fabricopt.fabrics.workloads import (BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                                          TRAINING_BYTES_PER_PARAM, Workload)
 from fabricopt.problems.opgraph import OpGraph

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, strategies as st
 
 import fabricopt
-from fabricopt.heuristics.circuits import exact, greedy
+from fabricopt.algorithms.circuits import exact, greedy
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.circuits import (CircuitsInstance, CircuitsSolution, circuit_counts,
-                                         generate, port_load_bound)
+                                         generate)
+from fabricopt.bounds.circuits import port_load_bound
 
 from kind_json import assert_file_round_trip, edited
 

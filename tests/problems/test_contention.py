@@ -206,7 +206,7 @@ def test_clusters_fill_like_the_whole(seed, n_flows, n_links):
 
 @pytest.mark.parametrize("factor", [1e4, 2.0**70])
 def test_simulation_work_is_bounded_in_evaluate_and_check(factor, tmp_path):
-    # issue 13 item 7: one job 10^4 times slower stretches the default window over
+    # one job 10^4 times slower stretches the default window over
     # millions of the others' iterations (22 s before; 2**70 ran forever): refused
     # before any work, in one line naming the ratio.
     import json
@@ -214,7 +214,7 @@ def test_simulation_work_is_bounded_in_evaluate_and_check(factor, tmp_path):
     import sys
 
     from fabricopt import InvalidInstance
-    from fabricopt.heuristics.crux import ecmp
+    from fabricopt.algorithms.crux.crux import ecmp
     from fabricopt.problems.crux import CruxInstance, evaluate, generate
 
     data = generate(0, jobs=5).to_dict()

@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 import fabricopt
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
-from fabricopt.problems.crux import (CruxInstance, CruxSolution, contending_pairs, generate,
-                                     utilization_bound)
+from fabricopt.problems.crux import CruxInstance, CruxSolution, contending_pairs, generate
+from fabricopt.bounds.crux import utilization_bound
 
 from kind_json import assert_file_round_trip, edited, item_edited
 
@@ -193,7 +193,7 @@ def test_generator_rejects_bad_sizes(kwargs, message):
 
 
 def test_example_1_with_equal_priorities_checks_feasible():
-    # Crux Example 1's best configuration written with priorities 5/5 (issue 12 §4).
+    # Crux Example 1's best configuration written with priorities 5/5.
     import fabricopt
 
     inst = fabricopt.problems.instance_from_dict({

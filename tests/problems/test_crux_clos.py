@@ -7,8 +7,7 @@ from hypothesis import given, strategies as st
 
 from fabricopt import InvalidInstance
 from fabricopt.problems.crux import CruxInstance
-from fabricopt.problems.crux_clos import (GPUS_PER_HOST, MODELS, clos_case, clos_links,
-                                          ring_flows)
+from fabricopt.problems.crux_clos import GPUS_PER_HOST, MODELS, clos_case, clos_links, ring_flows
 
 
 def test_clos_links_by_hand():

@@ -14,8 +14,8 @@ from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.problems.placement import (Dep, PlacementInstance, PlacementSolution, SubOp,
-                                          generate, heads_and_tails, lower_bound, peer_sets,
-                                          schedule, split_op_graph)
+                                          generate, peer_sets, schedule, split_op_graph)
+from fabricopt.bounds.placement import heads_and_tails, lower_bound
 
 from kind_json import assert_file_round_trip, edited, item_edited
 from placement_cases import small_instances

@@ -10,8 +10,9 @@ from hypothesis import given, strategies as st
 import fabricopt
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
-from fabricopt.problems.priorities import (PrioritiesInstance, PrioritiesSolution,
-                                           cut_weight_bound, dag_edges, generate)
+from fabricopt.problems.priorities import (PrioritiesInstance, PrioritiesSolution, dag_edges,
+                                           generate)
+from fabricopt.bounds.priorities import cut_weight_bound
 
 from crux_helpers import brute_force_priorities
 from kind_json import assert_file_round_trip, edited, item_edited

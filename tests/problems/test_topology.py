@@ -12,7 +12,8 @@ import fabricopt
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict, solution_from_dict
 from fabricopt.problems.topology import (TopologyInstance, TopologySolution, demand_matrix,
-                                         generate, link_loads, lower_bound, mean_hops)
+                                         generate, link_loads, mean_hops)
+from fabricopt.bounds.topology import lower_bound
 
 from kind_json import assert_file_round_trip, edited
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from fabricopt.problems._transfer import (links_needed, max_transfer_time,
-                                          smallest_feasible_load, unserved_pair)
+from fabricopt.problems._transfer import (links_needed, max_transfer_time, smallest_feasible_load,
+                                          unserved_pair)
 
 
 @st.composite

@@ -14,8 +14,9 @@ import fabricopt
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.wavelengths import (Lightpath, WavelengthsInstance, WavelengthsSolution,
-                                            _generate, arc, count_bound, generate,
-                                            infeasibility, lightpath_counts, segment_load)
+                                            _generate, arc, generate, infeasibility,
+                                            lightpath_counts, segment_load)
+from fabricopt.bounds.wavelengths import count_bound
 
 from kind_json import assert_file_round_trip, edited
 

@@ -1,4 +1,4 @@
-"""The default strategies draw instances whose constraints bind (issue 12 §5)."""
+"""The default strategies draw instances whose constraints bind."""
 
 import numpy as np
 from hypothesis import given, settings

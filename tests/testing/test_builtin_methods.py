@@ -8,7 +8,7 @@ per method, time limits on the method and on the exact references.
 
 import pytest
 
-from fabricopt.solvers import all_methods
+from fabricopt.methods import all_methods
 from fabricopt.testing import check_method
 
 BUILTIN = [(m.kind, m.name) for m in all_methods() if m.source == "builtin"]

@@ -9,7 +9,7 @@ import pytest
 
 import fabricopt
 from fabricopt import InfeasibleInstance, SolverOutput
-from fabricopt.heuristics.circuits import decompose, exact, require_feasible
+from fabricopt.algorithms.circuits import decompose, exact, require_feasible
 from fabricopt.problems.circuits import CircuitsSolution
 from fabricopt.testing import MethodCheckError, assert_valid, check_method
 

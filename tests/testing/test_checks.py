@@ -9,7 +9,7 @@ import pytest
 
 import fabricopt
 from fabricopt import SolverOutput
-from fabricopt.heuristics.circuits import exact
+from fabricopt.algorithms.circuits import exact
 from fabricopt.problems.circuits import CircuitsSolution
 from fabricopt.testing import checks
 from fabricopt.testing.checks import MethodCheckError, assert_valid, check_method

@@ -15,7 +15,7 @@ from fabricopt import InvalidSolution, SolverOutput
 from fabricopt.problems import _kind
 from fabricopt.problems._kind import CheckResult, ProblemKind
 from fabricopt.problems._validate import as_float, as_int, as_list, reject_unknown_keys, require
-from fabricopt.solvers import registry
+from fabricopt.methods import registry
 from fabricopt.testing import (MethodCheckError, check_method, generic_invalid_instances,
                                instances, invalid_instances)
 

@@ -7,7 +7,7 @@ from hypothesis import find, given, settings, strategies as st
 
 import fabricopt
 from fabricopt import InvalidInstance
-from fabricopt.heuristics.circuits import exact_counts
+from fabricopt.algorithms.circuits import exact_counts
 from fabricopt.problems import get_kind, instance_from_dict, kinds
 from fabricopt.testing import (InvalidExample, generic_instances, generic_invalid_instances,
                                instances, invalid_instances, register_strategies)

@@ -15,8 +15,8 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from ...problems.circuits import CircuitsInstance
-from ..strategies import expect, generic_invalid_instances, register_strategies
+from fabricopt.problems.circuits import CircuitsInstance
+from fabricopt.testing.strategies import expect, generic_invalid_instances, register_strategies
 
 __all__ = ["circuits_instances", "invalid_circuits_instances"]
 

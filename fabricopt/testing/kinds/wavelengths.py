@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from ..strategies import generated_instances, register_strategies
+from fabricopt.testing.strategies import generated_instances, register_strategies
 
 
 def _sizes(draw, max_size: int) -> dict:

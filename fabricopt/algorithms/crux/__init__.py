@@ -1,0 +1,1 @@
+"""Crux end to end (GPU intensity, path selection, priority compression), its baselines, and the exhaustive enumeration of small instances."""

@@ -1,0 +1,1 @@
+"""Crux's priority compression into K levels: the paper's dynamic program and an exact algorithm."""

@@ -1,0 +1,283 @@
+"""Baselines for the ``topology`` kind: a plain ring, a random regular graph, and
+TopoOpt's OCS-reconfig demand greedy.
+
+All three give each AllReduce group its members in ascending order, both directions
+(:func:`~fabricopt.algorithms.topology.routing.plain_rings`), and route every demand
+over up to ``paths`` equal-length shortest paths, split evenly.
+
+References
+----------
+.. [1] W. Wang et al., "TopoOpt", NSDI 2023 (arXiv 2202.00433), §5 and Appendix D
+   (OCS-reconfig); the artifact's ``DemandHeuristicNetworkOptimizer`` in
+   Flasew/ffsim-opera ``src/clos/dyn_net_sch.cpp`` (fabricopt docs, *Departures*,
+   topoopt-4.1).
+"""
+
+from __future__ import annotations
+
+from fabricopt.errors import InvalidArgument
+
+import heapq
+import math
+
+import networkx as nx
+import numpy as np
+
+from fabricopt.problems._validate import as_int
+from fabricopt.problems.topology import TopologyInstance, TopologySolution, ring_traffic
+from fabricopt.algorithms.topology.routing import (RouteBook, add_links, assemble,
+                                                   degree_one_solution, plain_rings,
+                                                   route_shortest, shortest_routing_bound)
+
+__all__ = ["ring", "ring_lower_bound", "random_regular", "random_regular_counts", "ocs_reconfig",
+           "ocs_greedy_counts", "connect_components"]
+
+
+def _finish(instance: TopologyInstance, counts: np.ndarray, paths: int,
+            rng: np.random.Generator) -> TopologySolution:
+    rings = plain_rings(instance)
+    book = RouteBook()
+    route_shortest(book, counts, instance.traffic + ring_traffic(instance, rings),
+                   paths=as_int("paths", paths, minimum=1, error=InvalidArgument), rng=rng)
+    return assemble(counts, rings, book)
+
+
+def ring(instance: TopologyInstance, *, seed: int = 0, paths: int = 4) -> TopologySolution:
+    """``degree // 2`` parallel copies of the bidirectional ring 0, 1, ..., n-1.
+
+    A ring uses two interfaces per server (one to each neighbour); with an odd degree
+    the last interface stays unused. With ``degree = 1`` the only solutions are
+    matchings (:func:`~fabricopt.algorithms.topology.routing.degree_one_solution`).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import generate
+    >>> ring(generate(seed=0, servers=4, degree=5)).links
+    ((0, 1, 2), (0, 3, 2), (1, 2, 2), (2, 3, 2))
+    """
+    if instance.degree == 1:
+        return degree_one_solution(instance)
+    return _finish(instance, _ring_counts(instance), paths, np.random.default_rng(seed))
+
+
+def _ring_counts(instance: TopologyInstance) -> np.ndarray:
+    n = instance.servers
+    counts = np.zeros((n, n), dtype=np.int64)
+    for i in range(n):
+        add_links(counts, i, (i + 1) % n, instance.degree // 2)
+    return counts
+
+
+
+def _bridges(counts: np.ndarray) -> set[tuple[int, int]]:
+    """Links (i < j) whose removal disconnects their component; parallel links never do."""
+    simple = nx.Graph((int(i), int(j)) for i, j in np.argwhere(np.triu(counts, 1) > 0))
+    return {(min(a, b), max(a, b)) for a, b in nx.bridges(simple) if counts[a, b] == 1}
+
+
+def _cheapest_link(counts: np.ndarray, members: list[int], weight: np.ndarray,
+                   avoid: set[tuple[int, int]]) -> tuple[int, int] | None:
+    """The lowest-weight link inside ``members`` not in ``avoid`` (None if there is none)."""
+    best = None
+    for i in members:
+        for j in members:
+            if i < j and counts[i, j] > 0 and (i, j) not in avoid:
+                if best is None or weight[i, j] < weight[best]:
+                    best = (i, j)
+    return best
+
+
+def connect_components(counts: np.ndarray, degree: int, weight: np.ndarray) -> None:
+    """Join the components of a multigraph (in place), never exceeding ``degree``.
+
+    Two components are merged, in order of preference, by a link between servers with
+    free interfaces; by moving a singleton onto a link (a, b) of the other: a-s-b; or
+    by a two-link swap (a0,a1),(b0,b1) -> (a0,b1),(a1,b0) of each one's lowest-
+    ``weight`` link. A component without free interfaces has more links than a tree,
+    so it always has a link that is not a bridge; swapping that one keeps the result
+    connected (the artifact's ``connect_cc`` may pick two bridges and fail).
+
+    Parameters
+    ----------
+    counts : array of int
+        Symmetric link counts, modified in place.
+    degree : int
+        >= 2.
+    weight : array
+        Pair demand; the lowest-demand links are the ones given up.
+    """
+    while True:
+        graph = nx.Graph()
+        graph.add_nodes_from(range(len(counts)))
+        graph.add_edges_from((int(i), int(j)) for i, j in np.argwhere(counts > 0))
+        comps = sorted((sorted(c) for c in nx.connected_components(graph)), key=lambda c: c[0])
+        if len(comps) == 1:
+            return
+        a, b = comps[0], comps[1]
+        used = counts.sum(axis=1)
+        free_a = [v for v in a if used[v] < degree]
+        free_b = [v for v in b if used[v] < degree]
+        if free_a and free_b:
+            add_links(counts, free_a[0], free_b[0])
+            continue
+        if len(b) == 1 or len(a) == 1:
+            single, other = (b[0], a) if len(b) == 1 else (a[0], b)
+            i, j = _cheapest_link(counts, other, weight, set())
+            add_links(counts, i, j, -1)
+            add_links(counts, single, i)
+            add_links(counts, single, j)
+            continue
+        if free_a:  # make ``a`` the side without free interfaces
+            a, b = b, a
+        bridges = _bridges(counts)
+        a0, a1 = _cheapest_link(counts, a, weight, bridges)
+        b0, b1 = (_cheapest_link(counts, b, weight, bridges)
+                  or _cheapest_link(counts, b, weight, set()))
+        add_links(counts, a0, a1, -1)
+        add_links(counts, b0, b1, -1)
+        add_links(counts, a0, b1)
+        add_links(counts, a1, b0)
+
+
+def random_regular_counts(n: int, degree: int, rng: np.random.Generator) -> np.ndarray:
+    """A random connected ``degree``-regular multigraph without self-loops.
+
+    The configuration model: ``n * degree`` interface stubs paired at random; a
+    self-loop is swapped with a random other pair, which keeps every degree. With
+    ``n * degree`` odd one server keeps an interface free. Components are then joined
+    by :func:`connect_components`.
+    """
+    stubs = np.repeat(np.arange(n), degree)
+    if stubs.size % 2:
+        stubs = np.delete(stubs, rng.integers(stubs.size))
+    pairs = rng.permutation(stubs).reshape(-1, 2)
+    for k in range(len(pairs)):
+        while pairs[k, 0] == pairs[k, 1]:
+            v = pairs[k, 0]
+            others = [m for m in range(len(pairs)) if m != k and v not in pairs[m]]
+            m = others[rng.integers(len(others))]
+            pairs[k, 1], pairs[m, 0] = pairs[m, 0], pairs[k, 1]
+    counts = np.zeros((n, n), dtype=np.int64)
+    for u, v in pairs:
+        add_links(counts, int(u), int(v))
+    connect_components(counts, degree, np.zeros((n, n)))
+    return counts
+
+
+def random_regular(instance: TopologyInstance, *, seed: int = 0,
+                   paths: int = 4) -> TopologySolution:
+    """A random ``degree``-regular multigraph (an expander, as in Jellyfish), shortest paths.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import check, generate
+    >>> inst = generate(seed=0, servers=8, degree=3)
+    >>> bool(check(inst, random_regular(inst, seed=1)))
+    True
+    """
+    if instance.degree == 1:
+        return degree_one_solution(instance)
+    rng = np.random.default_rng(seed)
+    counts = random_regular_counts(instance.servers, instance.degree, rng)
+    return _finish(instance, counts, paths, rng)
+
+
+def ocs_greedy_counts(pair_bytes: np.ndarray, degree: int) -> np.ndarray:
+    """The OCS-reconfig greedy: the k-th parallel link of a pair is worth D / 2^(k-1).
+
+    Repeatedly link the pair of highest remaining worth whose two servers both have a
+    free interface; its worth then halves (whole bytes, as the artifact does). This
+    maximizes ``sum_pairs D * sum_{k=1..L} 2^-(k-1)`` greedily.
+
+    Parameters
+    ----------
+    pair_bytes : array, shape (n, n)
+        Symmetric pair demand D{i,j}.
+    degree : int
+
+    Examples
+    --------
+    >>> d = np.array([[0, 8, 1], [8, 0, 3], [1, 3, 0]])
+    >>> ocs_greedy_counts(d, 2).tolist()
+    [[0, 2, 0], [2, 0, 0], [0, 0, 0]]
+    """
+    n = pair_bytes.shape[0]
+    heap = [(-math.floor(pair_bytes[i, j]), int(i), int(j))
+            for i, j in np.argwhere(np.triu(pair_bytes, 1) >= 1)]
+    heapq.heapify(heap)
+    used = np.zeros(n, dtype=np.int64)
+    counts = np.zeros((n, n), dtype=np.int64)
+    while heap:
+        worth, i, j = heapq.heappop(heap)
+        if used[i] >= degree or used[j] >= degree:
+            continue  # a full server never frees an interface again: drop the entry
+        add_links(counts, i, j)
+        used[i] += 1
+        used[j] += 1
+        worth = (-worth) // 2
+        if worth > 0:
+            heapq.heappush(heap, (-worth, i, j))
+    return counts
+
+
+def _connect_unused(counts: np.ndarray, degree: int, rng: np.random.Generator) -> None:
+    """Servers without links get a random path among them; then random pairs of servers
+    with free interfaces are linked until at most one has any (the artifact's
+    ``connect_unused_node``)."""
+    n = len(counts)
+    unused = rng.permutation([v for v in range(n) if counts[v].sum() == 0]).tolist()
+    for u, v in zip(unused, unused[1:]):
+        add_links(counts, u, v)
+    while True:
+        free = [v for v in range(n) if counts[v].sum() < degree]
+        if len(free) < 2:
+            return
+        u, v = rng.choice(free, size=2, replace=False)
+        add_links(counts, int(u), int(v))
+
+
+def ocs_reconfig(instance: TopologyInstance, *, seed: int = 0,
+                 paths: int = 4) -> TopologySolution:
+    """TopoOpt's OCS-reconfig baseline: demand greedy with halving utility, then repairs.
+
+    The demand includes the plain rings' AllReduce traffic; a pair's demand is
+    ``max(D[i,j], D[j,i])``. After :func:`ocs_greedy_counts`, unused servers and free
+    interfaces are linked at random and components joined (:func:`connect_components`).
+    One reconfiguration of the artifact's periodic loop: for a fixed traffic matrix its
+    later rounds see the same demand.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import check, generate
+    >>> inst = generate(seed=2, servers=8, degree=4)
+    >>> bool(check(inst, ocs_reconfig(inst)))
+    True
+    """
+    if instance.degree == 1:
+        return degree_one_solution(instance)
+    rng = np.random.default_rng(seed)
+    demand = instance.traffic + ring_traffic(instance, plain_rings(instance))
+    pair = np.maximum(demand, demand.T)
+    counts = ocs_greedy_counts(pair, instance.degree)
+    _connect_unused(counts, instance.degree, rng)
+    connect_components(counts, instance.degree, pair)
+    return _finish(instance, counts, paths, rng)
+
+
+def ring_lower_bound(instance: TopologyInstance) -> float:
+    """A lower bound on ``evaluate(instance, ring(instance))`` for any seed and ``paths``,
+    without routing: :func:`~fabricopt.algorithms.topology.routing.shortest_routing_bound`
+    on the ring's links and demand (0 with ``degree = 1``, where ``ring`` is a matching).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.topology import evaluate, generate
+    >>> inst = generate(seed=0, servers=16, degree=4)
+    >>> ring_lower_bound(inst) <= evaluate(inst, ring(inst))
+    True
+    """
+    if instance.degree == 1:
+        return 0.0
+    return shortest_routing_bound(_ring_counts(instance),
+                                  instance.traffic + ring_traffic(instance, plain_rings(instance)),
+                                  instance.link_bytes_per_s)

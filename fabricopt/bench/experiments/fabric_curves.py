@@ -1,0 +1,114 @@
+"""The measurement behind the fabric experiments: one workload's iteration-time curve
+over per-node bandwidth on several fabrics, as :func:`fabricopt.fabrics.comparison.compare`
+computes it (best k x l per point, placements shared between fabrics and carried to
+higher bandwidths).
+
+A curve is one task run, so resuming an interrupted experiment re-runs at most the
+curves in flight; :func:`curve_points` reads a stored curve back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from pathlib import Path
+from typing import Sequence
+
+from fabricopt.fabrics.workloads import get_workload
+from fabricopt.bench.tasks import TaskSpec, register_task
+
+__all__ = ["compare_task", "curve_spec", "curve_points", "plot_curves", "figure_lines"]
+
+
+@register_task("fabrics.compare")
+def compare_task(workload: str, gpus: int, bandwidths: list, fabrics: list,
+                 max_k: int | None = None, k_values: list | None = None,
+                 gpus_per_node: int = 1, degree: int = 4, switches: int = 16,
+                 seed: int = 0, global_batch: int | None = None) -> dict:
+    """Run :func:`~fabricopt.fabrics.comparison.compare`; every row as a dict, with the
+    global batch it trained at (``global_batch`` replaces the workload's own)."""
+    import dataclasses
+
+    from fabricopt.fabrics.comparison import compare
+    from fabricopt.fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS, get_workload
+
+    job = get_workload(workload)
+    if global_batch is not None:
+        job = dataclasses.replace(job, global_batch=global_batch)
+    rows = compare(job, gpus, bandwidths, fabrics, max_k=max_k, k_values=k_values,
+                   gpu_flops=DEFAULT_GPU_FLOPS * gpus_per_node,
+                   memory_bytes=A100_MEMORY_BYTES * gpus_per_node, degree=degree,
+                   switches=switches, seed=seed)
+    return {"value": None, "rows": [{**asdict(r), "global_batch": job.global_batch}
+                                    for r in rows]}
+
+
+def curve_spec(suite: str, experiment: str, workload: str, gpus: int,
+               bandwidths: Sequence[float], fabrics: Sequence[str], *,
+               time_limit_s: float = 3600.0, **options) -> TaskSpec:
+    """The task run of one workload's curve."""
+    params = {"workload": workload, "gpus": gpus, "bandwidths": [float(b) for b in bandwidths],
+              "fabrics": list(fabrics), **options}
+    batch = options.get("global_batch")
+    point = f"{experiment}/{workload}/{gpus}" + ("" if batch is None else f"/batch{batch}")
+    return TaskSpec(suite, point, "fabrics.compare", params, method="compare",
+                    time_limit_s=time_limit_s)
+
+
+def curve_points(rows: Sequence[dict], *, batches: bool = False) -> dict:
+    """Per workload: ``{(fabric, gbps): point}`` of every stored curve at the workload's
+    own batch; with ``batches``, ``{(fabric, gbps, global_batch): point}`` of all."""
+    out: dict[str, dict] = {}
+    for row in rows:
+        if row["status"] != "feasible":
+            continue
+        if not batches and row["sizes"].get("global_batch") is not None:
+            continue
+        for point in row["info"].get("rows", []):
+            batch = point.get("global_batch") or get_workload(point["workload"]).global_batch
+            key = (point["fabric"], point["gbps"]) + ((batch,) if batches else ())
+            out.setdefault(point["workload"], {})[key] = point
+    return out
+
+
+def plot_curves(curves: dict[str, dict], fabrics: Sequence[str], path: Path, title: str,
+                labels: dict[str, str] | None = None, xlabel: str = "per-GPU bandwidth (Gbps)"
+                ) -> Path | None:
+    """One panel per workload: iteration time (log) against bandwidth (log2), a line per
+    fabric, as in SiP-ML Fig. 5 and TopoOpt Fig. 12."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not curves:
+        return None
+    labels = labels or {}
+    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.4), squeeze=False)
+    for ax, (workload, points) in zip(axes[0], sorted(curves.items())):
+        for fabric in fabrics:
+            xy = sorted((b, p["iteration_s"]) for (f, b), p in points.items()
+                        if f == fabric and p["iteration_s"] is not None)
+            if xy:
+                ax.plot([x for x, _ in xy], [y * 1e3 for _, y in xy], marker="o",
+                        markersize=3, label=labels.get(fabric, fabric))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(workload)
+        ax.set_xlabel(xlabel)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].set_ylabel("iteration time (ms)")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def figure_lines(curves: dict[str, dict], fabrics: Sequence[str], folder: Path, stem: str,
+                 title: str, labels: dict[str, str], **plot_options) -> list[str]:
+    """Draw ``folder/STEM.png`` and return the section's closing lines (figure, CSV)."""
+    figure = plot_curves(curves, fabrics, folder / f"{stem}.png", title, labels,
+                         **plot_options)
+    lines = ["", f"![{title}]({figure.name})"] if figure is not None else []
+    return lines + ["", f"CSV: `{stem}.csv`."]

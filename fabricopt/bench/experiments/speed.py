@@ -1,0 +1,235 @@
+"""The speed targets: CPU seconds and peak memory of the target calls, each in a
+fresh process.
+
+Each point is one task run (its own process, so the runner's peak RSS is that run's):
+the task builds the instance untimed, then times the call three times in CPU seconds
+(``time.process_time``, which a shared machine inflates less than wall time) and keeps
+the least, as ``timeit`` does. The
+points: the targets (``topoopt`` at 1024 servers, circuits ``exact`` at 2048 GPUs,
+priorities ``crux`` at 2,000 and 16,000 jobs, ``evaluate`` of the 100- and 200-job
+``crux`` cases), ``topoopt`` at 256 and 512 servers for its log-log slope, and building
+the circuits MILP at four sizes. How runtime grows over each kind's whole size ladder
+is the ``scaling`` experiment's (the ``scale`` suite); it is not repeated here.
+
+What is timed is a code snippet (:data:`SNIPPETS`) rather than a function of this
+module so that ``scripts/speed_baseline.py --baseline DIR`` can run the very same
+measurement against an old checkout, which cannot import this module; that before/after
+comparison is a script option because an experiment runs only the code it is part of.
+"""
+
+from __future__ import annotations
+
+from fabricopt.errors import InvalidArgument
+
+import textwrap
+from pathlib import Path
+
+from fabricopt.bench.metrics import loglog_slope, ratio
+from fabricopt.bench.tasks import TaskSpec, register_task
+from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
+
+__all__ = ["SNIPPETS", "TARGETS", "MILP_SIZES", "snippet_code", "points"]
+
+# One snippet per measured call: builds the instance of size ``n`` (untimed) and sets
+# ``run``, the call to time; ``run()`` returns the answer's objective (or None).
+SNIPPETS = {
+    "topoopt": """
+        from fabricopt.problems.topology import generate, evaluate
+        from fabricopt.algorithms.topology.topoopt import topoopt
+        inst = generate(seed=0, servers=n, degree=8, groups=1, mp_peers=4)
+        run = lambda: evaluate(inst, topoopt(inst))
+    """,
+    "circuits-exact": """
+        from fabricopt.problems.circuits import generate, evaluate
+        from fabricopt.algorithms.circuits import exact
+        inst = generate(seed=0, gpus=n, switches=16)
+        run = lambda: evaluate(inst, exact(inst))
+    """,
+    "priorities-crux": """
+        from fabricopt.problems.priorities import generate, evaluate
+        from fabricopt.algorithms.priorities.compression import compress_instance
+        inst = generate(seed=0, jobs=n, levels=8)
+        run = lambda: evaluate(inst, compress_instance(inst))
+    """,
+    # the scoring simulation of the crux method's answer (the method runs untimed)
+    "crux-evaluate": """
+        from fabricopt.problems.crux import generate, evaluate
+        from fabricopt.algorithms.crux.crux import crux
+        inst = generate(0, jobs=n, tors=max(2, 32 * n // 100), hosts_per_tor=16, aggs=8,
+                        levels=8)
+        sol = crux(inst)
+        run = lambda: evaluate(inst, sol)
+    """,
+    # building the circuits MILP (n GPUs, n // 8 switches, at least 8) and, for a
+    # sparse model, assembling the arrays HiGHS reads
+    "circuits-milp-build": """
+        from fabricopt.problems.circuits import generate
+        from fabricopt.models.circuits import build
+        inst = generate(seed=0, gpus=n, switches=max(8, n // 16))
+        def run():
+            model = build(inst)
+            if hasattr(model.problem, "arrays"):
+                model.problem.arrays()
+    """,
+}
+
+#: (label, snippet, size, goal text, goal test on (CPU s, peak RSS MB) or None).
+TARGETS = [
+    ("`topoopt`, 1024 servers, degree 8", "topoopt", 1024, "< 4 s", lambda s, m: s < 4),
+    ("circuits `exact`, 2048 GPUs x 16", "circuits-exact", 2048, "< 1 s", lambda s, m: s < 1),
+    ("priorities `crux`, 2,000 jobs, K = 8", "priorities-crux", 2000, "< 0.5 s",
+     lambda s, m: s < 0.5),
+    ("priorities `crux`, 16,000 jobs, K = 8: peak RSS", "priorities-crux", 16000, "< 600 MB",
+     lambda s, m: m < 600),
+    ("`evaluate` of the 100-job `crux` case", "crux-evaluate", 100, "< 1.5 s",
+     lambda s, m: s < 1.5),
+    ("`evaluate` of the 200-job `crux` case", "crux-evaluate", 200, "completes", None),
+]
+
+#: ``topoopt``'s slope target: sizes and the largest slope allowed.
+SLOPE_SIZES, SLOPE_MAX = (256, 512, 1024), 1.6
+
+#: GPUs of the MILP-building rows (switches: ``max(8, GPUs // 16)``).
+MILP_SIZES = (32, 64, 128, 256)
+
+# The quick variant: one small point of each snippet (checks every path, not a target).
+_QUICK = [("topoopt", 128), ("circuits-exact", 256), ("priorities-crux", 2000),
+          ("crux-evaluate", 25), ("circuits-milp-build", 32)]
+
+
+def snippet_code(snippet: str) -> str:
+    """The snippet's code, dedented (for ``exec`` here or a baseline's fresh process)."""
+    return textwrap.dedent(SNIPPETS[snippet])
+
+
+#: Timed calls per point: the least CPU time counts (``timeit``'s convention: the
+#: others are the same work slowed by whatever else the machine ran).
+REPEATS = 3
+
+
+@register_task("speed.call")
+def call_task(snippet: str, n: int, repeats: int = REPEATS) -> dict:
+    """Build snippet ``snippet``'s instance of size ``n`` untimed, then time the call
+    ``repeats`` times: ``value`` is the least CPU seconds, ``first_cpu_s`` the first
+    call's (it also pays first-use costs); ``objective`` what the call returned (every
+    call must return the same)."""
+    import time
+
+    scope = {"n": n}
+    exec(snippet_code(snippet), scope)  # the snippet is this module's own code text
+    times, answers = [], set()
+    for _ in range(max(1, int(repeats))):
+        start = time.process_time()
+        answer = scope["run"]()
+        times.append(time.process_time() - start)
+        answers.add(None if answer is None else float(answer))
+    if len(answers) != 1:
+        raise InvalidArgument(f"snippet {snippet!r} returned different answers: {sorted(answers)}")
+    cpu_s = min(times)
+    return {"value": cpu_s, "cpu_s": cpu_s, "first_cpu_s": times[0], "cpu_s_all": times,
+            "objective": answers.pop()}
+
+
+@register_task("speed.milp_share")
+def milp_share_task(gpus: int = 64, switches: int = 8, time_limit_s: float = 300.0) -> dict:
+    """``solve(circuits, "milp")``: the envelope's ``model_build_s`` and ``solver_s``
+    (the target: building the model takes at most 5 % of solving it)."""
+    import fabricopt
+
+    inst = fabricopt.generate("circuits", seed=0, gpus=gpus, switches=switches)
+    result = fabricopt.solve(inst, "milp", time_limit=time_limit_s)
+    return {"value": result.info["model_build_s"], "status": result.status,
+            "model_build_s": result.info["model_build_s"], "solver_s": result.info["solver_s"]}
+
+
+def points(quick: bool) -> list[tuple[str, int]]:
+    if quick:
+        return _QUICK
+    points = [(snippet, n) for _, snippet, n, _, _ in TARGETS]
+    points += [("topoopt", n) for n in SLOPE_SIZES]
+    points += [("circuits-milp-build", n) for n in MILP_SIZES]
+    return list(dict.fromkeys(points))
+
+
+def _plan(suite: str, quick: bool) -> list:
+    gpus = 32 if quick else 64
+    return [TaskSpec(suite, f"speed/{snippet}/{n}", "speed.call",
+                     {"snippet": snippet, "n": n}, method=snippet, time_limit_s=600.0)
+            for snippet, n in points(quick)] + \
+        [TaskSpec(suite, f"speed/milp-share/{gpus}x8", "speed.milp_share",
+                  {"gpus": gpus, "switches": 8}, method="milp", time_limit_s=600.0)]
+
+
+def _measured(rows) -> dict[tuple[str, int], dict]:
+    out = {}
+    for r in rows:
+        if r["kind"] == "task:speed.call":
+            out[(r["sizes"]["snippet"], r["sizes"]["n"])] = r
+    return out
+
+
+def _cpu(row) -> float | None:
+    return row["info"]["cpu_s"] if row and row["status"] == "feasible" else None
+
+
+def _rss_mb(row) -> float | None:
+    return row["peak_rss_bytes"] / 2**20 if row and row["peak_rss_bytes"] else None
+
+
+def _render(rows: list[dict], folder: Path, quick: bool) -> str:
+    got = _measured(rows)
+    csv = [[s, n, _cpu(r), r["info"].get("first_cpu_s"), _rss_mb(r),
+            r["info"].get("objective"), r["status"], r["message"]]
+           for (s, n), r in sorted(got.items())]
+    write_csv(folder / "speed.csv", ["snippet", "size", "cpu_s", "first_cpu_s", "peak_rss_mb",
+                                     "objective", "status", "message"], csv)
+    lines = []
+    if not quick:
+        body = []
+        for label, snippet, n, goal, test in TARGETS:
+            r = got.get((snippet, n))
+            cpu, rss = _cpu(r), _rss_mb(r)
+            shown = (None if r is None else r["message"] if cpu is None else
+                     f"{rss:.0f} MB" if goal.endswith("MB") else f"{cpu:.2f} s")
+            met = cpu is not None and (test is None or test(cpu, rss or 0.0))
+            body.append([label, goal, shown, "yes" if met else "**no**"])
+        sizes = [n for n in SLOPE_SIZES if _cpu(got.get(("topoopt", n))) is not None]
+        slope = loglog_slope(sizes, [_cpu(got[("topoopt", n)]) for n in sizes])
+        body.append([f"`topoopt` log-log slope, {SLOPE_SIZES[0]} to {SLOPE_SIZES[-1]} servers",
+                     f"<= {SLOPE_MAX:g}", None if slope is None else f"{slope:.2f}",
+                     "yes" if slope is not None and slope <= SLOPE_MAX else "**no**"])
+        lines += ["### Targets", "", markdown_table(["target", "goal", "measured",
+                                                                "met"], body), ""]
+    header = ["call", "size", "CPU s", "peak RSS (MB)", "objective"]
+    body = [[f"`{s}`", n, None if _cpu(r) is None else f"{_cpu(r):.3f}",
+             None if _rss_mb(r) is None else f"{_rss_mb(r):.0f}",
+             r["message"] if _cpu(r) is None else
+             None if r["info"].get("objective") is None else f"{r['info']['objective']:.6g}"]
+            for (s, n), r in sorted(got.items())]
+    for r in rows:
+        if r["kind"] == "task:speed.milp_share" and r["status"] == "feasible":
+            i = r["info"]
+            share = ratio(i["model_build_s"], i["solver_s"])
+            lines += [f"`solve(generate('circuits', seed=0, gpus={r['sizes']['gpus']}, "
+                      f"switches={r['sizes']['switches']}), 'milp', time_limit=300)`: "
+                      f"{i['status']}, `model_build_s` {i['model_build_s']:.3f} s = "
+                      + ("-" if share is None else f"{share:.2%}")
+                      + f" of `solver_s` {i['solver_s']:.1f} s (target <= 5 %).", ""]
+    lines += ["### Every point", "", markdown_table(header, body), "",
+              f"CPU seconds (`time.process_time`): the least of {REPEATS} timed calls "
+              "(`timeit`'s convention; the first call's, with its first-use costs, is "
+              "`first_cpu_s` in the CSV), the instance built untimed, in the run's own process (forked from the harness's warm "
+              "forkserver, so peak RSS includes the 75-85 MB of the preloaded imports). "
+              "`circuits-milp-build` at n GPUs uses max(8, n / 16) switches and includes "
+              "`SparseModel.arrays()`. The machine is shared, so CPU seconds are upper "
+              "bounds. CSV: `speed.csv`. Runtime over each kind's size ladder: the "
+              "`scaling` experiment; the same calls on another checkout: "
+              "`python scripts/speed_baseline.py --baseline DIR`."]
+    return "\n".join(lines)
+
+
+register_experiment(Experiment(
+    name="speed", version=2, title="Speed: the target calls at scale",
+    summary="CPU seconds and peak RSS of the target calls (topoopt, circuits exact, "
+            "priorities crux, crux evaluate, MILP building), each in a fresh process",
+    plan=_plan, render=_render))

@@ -1,0 +1,214 @@
+"""Fabric comparisons of a traffic (SimAI/AICB) workload: the iteration breakdown per fabric.
+
+:func:`compare_simai` prices one traffic workload on ``gpus`` GPUs of every named
+fabric at every per-GPU bandwidth, with
+:func:`~fabricopt.fabrics.simai.iteration.simai_iteration_time`. The fabrics and what
+they assume (each at per-GPU bandwidth B):
+
+- ``elect-cluster``: SimAI-Analytical's cluster (:func:`simai_cluster`): each GPU has
+  ``nvlink_GBps`` inside its server of ``gpus_per_server``; the server's NICs give B
+  per GPU on a full-bisection network. At B = ``nics_per_server * nic_GBps /
+  gpus_per_server`` (the default, one point) it is SimAI's preset.
+- ``elect-flat``: an ideal full-bisection switch, B per GPU for every byte — TP
+  included: no separate NVLink domain (as in SiP-ML's comparisons).
+- ``fat-tree``: a full-bisection three-tier Fat-tree with B host links, fluid ECMP.
+- ``sip-ocs``: ``switches`` optical circuit switches, B / switches per circuit,
+  circuits chosen by ``circuits``/``exact`` once for the job's whole traffic; a GPU with
+  more peers than switches cannot be served (an error says so).
+- ``sip-ring``: B / 25 Gbps wavelengths per GPU on SiP-ML's fiber ring, lightpaths
+  chosen by ``wavelengths``/``mcf`` once for the job, at most ``max_hops`` hops (the
+  Megatron rank layout puts pipeline stages DP*TP ranks apart: a short reach cannot
+  carry it, and an error says so).
+- ``direct-connect``: TopoOpt's fabric, ``degree`` links of B / degree per GPU, topology
+  and routes from ``topology``/``topoopt`` once for the job, host forwarding.
+- the other names of :data:`~fabricopt.fabrics.comparison.FABRIC_NAMES` as there.
+
+No fabric here has an NVLink domain but ``elect-cluster``: the what-if is the job's
+whole traffic on the optical or flat fabric (SiP-ML's premise).
+:func:`~fabricopt.fabrics.comparison.plot` draws the rows (iteration time against
+per-GPU bandwidth).
+
+Examples
+--------
+>>> rows = compare_simai("simai-micro", 8, fabrics=["elect-cluster", "elect-flat"])
+>>> [(r.fabric, r.iteration_s > r.compute_s) for r in rows]
+[('elect-cluster', True), ('elect-flat', True)]
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import asdict, dataclass, replace
+from typing import Callable, Mapping, Sequence
+
+from fabricopt.errors import InfeasibleInstance, SolverUnavailable
+from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.fabrics.comparison import FABRIC_NAMES, _fmt, make_fabric
+from fabricopt.fabrics.models import ElectCluster, Fabric, SipRing
+from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices
+from fabricopt.fabrics.resolve import is_traffic_workload, resolve_workload
+from fabricopt.fabrics.simai.iteration import (REPORT_GROUPS, gib_per_s_to_gbps,
+                                               simai_iteration_time)
+
+__all__ = ["SIMAI_FABRIC_NAMES", "SimAIRow", "make_simai_fabric", "compare_simai",
+           "simai_markdown_table", "write_simai_csv", "simai_rows_json"]
+
+#: Fabric names :func:`compare_simai` knows.
+SIMAI_FABRIC_NAMES = ("elect-cluster",) + FABRIC_NAMES
+
+
+@dataclass(frozen=True)
+class SimAIRow:
+    """One fabric at one bandwidth; ``iteration_s`` is None when it cannot carry the job."""
+
+    workload: str
+    gpus: int
+    fabric: str
+    gbps: float
+    per_node_gbps: float
+    mode: str
+    compute_s: float | None
+    exposed_comm_s: float | None
+    exposed_comm_by_group_s: dict | None
+    bubble_s: float | None
+    iteration_s: float | None
+    cost_usd: float
+    note: str = ""
+
+
+def make_simai_fabric(name: str, per_gpu_gbps: float, gpus: int, *, nvlink_GBps: float = 360.0,
+                      gpus_per_server: int = 8, switches: int = 16, degree: int = 4,
+                      max_hops: int | None = None, prices: Prices = DEFAULT_PRICES) -> Fabric:
+    """The fabric ``name`` with ``per_gpu_gbps`` per GPU for a ``gpus``-GPU job (module
+    docstring); ``max_hops`` overrides SiP-Ring's reach.
+
+    Examples
+    --------
+    >>> f = make_simai_fabric("elect-cluster", 416.6, 16)
+    >>> round(f.inter_gbps, 1), f.gpus_per_server
+    (3332.8, 8)
+    """
+    if name not in SIMAI_FABRIC_NAMES:
+        fail("fabric", name, f"unknown fabric (known: {', '.join(SIMAI_FABRIC_NAMES)})")
+    gbps = as_float("bandwidth", per_gpu_gbps, positive=True)
+    if name == "elect-cluster":
+        per_server = as_int("gpus_per_server", gpus_per_server, minimum=1)
+        return ElectCluster(gib_per_s_to_gbps(as_float("nvlink_GBps", nvlink_GBps, positive=True)),
+                            gbps * per_server, per_server)
+    fabric = make_fabric(name, gbps, gpus, switches=switches, degree=degree, prices=prices)
+    if isinstance(fabric, SipRing) and max_hops is not None:
+        fabric = replace(fabric, max_hops=as_int("max_hops", max_hops, minimum=1))
+    return fabric
+
+
+def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None,
+                  fabrics: Sequence[str] = ("elect-cluster",), *, nvlink_GBps: float = 360.0,
+                  nic_GBps: float = 48.5, nics_per_server: int = 8, gpus_per_server: int = 8,
+                  mode: str = "serial", overlap: Mapping | None = None,
+                  pp_overlap: float = 1.0, efficiency="simai", switches: int = 16,
+                  degree: int = 4, max_hops: int | None = None,
+                  prices: Prices = DEFAULT_PRICES,
+                  progress: Callable[[str], None] | None = None) -> list[SimAIRow]:
+    """The iteration breakdown of a traffic workload on every fabric and bandwidth.
+
+    Parameters
+    ----------
+    workload : SimAIWorkload, str or path
+        See :func:`~fabricopt.fabrics.resolve.resolve_workload`.
+    gpus : int
+    bandwidths : sequence of float, optional
+        Per-GPU Gbps; default one point, the per-GPU NIC bandwidth of the SimAI cluster
+        (``nics_per_server * nic_GBps / gpus_per_server`` GB/s, GB = 2^30 bytes).
+    fabrics : sequence of str
+        Names from :data:`SIMAI_FABRIC_NAMES`.
+    nvlink_GBps, nic_GBps, nics_per_server, gpus_per_server
+        SimAI's cluster (its ``-nv``, ``-nic``, ``-n_p_s``, ``-g_p_s``).
+    mode, overlap, pp_overlap, efficiency
+        See :func:`~fabricopt.fabrics.simai.iteration.simai_iteration_time`.
+    switches, degree, max_hops, prices
+        See :func:`make_simai_fabric`.
+    progress : callable, optional
+        Called with a line per finished point.
+
+    Returns
+    -------
+    list of SimAIRow
+        Per fabric, per bandwidth; a fabric that cannot carry the job (or whose method
+        is not registered) has ``iteration_s`` None and the reason in ``note``.
+    """
+    workload = resolve_workload(workload)
+    if not is_traffic_workload(workload):
+        fail("workload", workload.name, "is an op-graph workload: compare it with "
+                                        "fabrics.compare (the SiP-ML model)")
+    gpus = as_int("gpus", gpus, minimum=1)
+    workload.group_sizes(gpus)
+    if bandwidths is None:
+        bandwidths = [gib_per_s_to_gbps(as_float("nic_GBps", nic_GBps, positive=True)
+                                        * as_int("nics_per_server", nics_per_server, minimum=1)
+                                        / as_int("gpus_per_server", gpus_per_server, minimum=1))]
+    options = dict(nvlink_GBps=nvlink_GBps, gpus_per_server=gpus_per_server, switches=switches,
+                   degree=degree, max_hops=max_hops, prices=prices)
+    names = list(fabrics)
+    for name in names:
+        make_simai_fabric(name, 1.0, gpus, **options)
+    rows = []
+    for name in names:
+        for gbps in sorted(as_float("bandwidth", b, positive=True) for b in bandwidths):
+            fabric = make_simai_fabric(name, gbps, gpus, **options)
+            cost = fabric.cost_usd(gpus, prices)
+            try:
+                t = simai_iteration_time(workload, fabric, gpus, mode=mode, overlap=overlap,
+                                         pp_overlap=pp_overlap, efficiency=efficiency,
+                                         gpus_per_server=gpus_per_server)
+            except (InfeasibleInstance, SolverUnavailable) as exc:
+                kind = "unavailable" if isinstance(exc, SolverUnavailable) else "infeasible"
+                row = SimAIRow(workload.name, gpus, name, gbps, fabric.per_node_gbps, mode,
+                               None, None, None, None, None, cost, f"{kind}: {exc}")
+            else:
+                row = SimAIRow(workload.name, gpus, name, gbps, fabric.per_node_gbps, mode,
+                               t.compute_s, t.exposed_comm_s, t.exposed_by_group_s, t.bubble_s,
+                               t.iteration_s, cost)
+            rows.append(row)
+            if progress is not None:
+                progress(f"{name} @ {gbps:g} Gbps: " + (
+                    f"{row.iteration_s:.4f} s" if row.iteration_s is not None else row.note))
+    return rows
+
+
+def simai_markdown_table(rows: Sequence[SimAIRow]) -> str:
+    """The rows as a markdown table (seconds; cost in $K).
+
+    Examples
+    --------
+    >>> r = SimAIRow("w", 8, "f", 1.0, 1.0, "serial", 1.0, 0.5, {"TP": 0.5}, 0.0, 1.5, 1e3)
+    >>> print(simai_markdown_table([r]).splitlines()[2])
+    | w | 8 | f | 1 | 1 | 0.5 | - | - | 0.5 | - | - | 0 | 1.5 | 1 |
+    """
+    head = ("| workload | GPUs | fabric | Gbps/GPU | compute s | exposed comm s | "
+            + " | ".join(f"{g} s" for g in REPORT_GROUPS) + " | bubble s | iteration s | cost $K |")
+    lines = [head, "|" + "---|" * (9 + len(REPORT_GROUPS))]
+    for r in rows:
+        groups = r.exposed_comm_by_group_s or {}
+        cells = [r.workload, str(r.gpus), r.fabric, _fmt(r.gbps), _fmt(r.compute_s),
+                 _fmt(r.exposed_comm_s), *(_fmt(groups.get(g)) for g in REPORT_GROUPS),
+                 _fmt(r.bubble_s), _fmt(r.iteration_s), _fmt(r.cost_usd * 1e-3)]
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = list(dict.fromkeys(f"{r.fabric} @ {r.gbps:g} Gbps: {r.note}" for r in rows if r.note))
+    return "\n".join(lines + ([""] + [f"- {n}" for n in notes] if notes else []))
+
+
+def simai_rows_json(rows: Sequence[SimAIRow]) -> str:
+    """The rows as a JSON array (one object per row, every field)."""
+    return json.dumps([asdict(r) for r in rows], indent=2)
+
+
+def write_simai_csv(rows: Sequence[SimAIRow], path) -> None:
+    """The rows as CSV, the per-group exposed times as ``exposed_<group>_s`` columns."""
+    fields = [f for f in SimAIRow.__dataclass_fields__ if f != "exposed_comm_by_group_s"]
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(fields + [f"exposed_{g}_s" for g in REPORT_GROUPS])
+        for r in rows:
+            groups = r.exposed_comm_by_group_s or {}
+            writer.writerow([getattr(r, k) for k in fields] + [groups.get(g) for g in REPORT_GROUPS])

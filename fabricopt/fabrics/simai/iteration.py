@@ -1,0 +1,368 @@
+"""Iteration time of a SimAI / AICB traffic workload on any fabric.
+
+A traffic workload (:class:`~fabricopt.fabrics.simai.workload.SimAIWorkload`) lists one GPU's
+layer rows: compute ticks and one collective per pass (forward, input gradient,
+weight gradient), each over a parallelism group (TP, EP, DP, DP_EP) and, between
+pipeline stages, the ``pp_comm`` bytes. Every GPU runs the same rows in its own groups
+(rank layout: :mod:`~fabricopt.fabrics.simai.workload`). The composition::
+
+    iteration_s = compute_s + exposed_comm_s + bubble_s
+
+- ``compute_s``: the forward, input-gradient and weight-gradient ticks of every row
+  times ``time_unit_s``; ``wg_update`` ticks are read but left out, as
+  SimAI-Analytical does.
+- ``exposed_comm_s``: the sum over groups g of ``(1 - overlap[g]) * comm_s[g]``, with
+  default overlap 0 for DP, DP_EP, TP and EP (SimAI's defaults). Pipeline traffic is
+  exposed as ``(1 - pp_overlap) * pp_s`` with default ``pp_overlap = 1``, i.e. 0 —
+  SimAI's default (``-pp_o 1``); SimAI's own formula for other values misbehaves, so
+  ours prices the pipeline bytes on the fabric like any other traffic.
+- ``bubble_s = (PP - 1) / (GA * VPP) * (compute of every row but embedding_layer +
+  its forward and input-gradient communication)``, 0 when PP = 1.
+
+A collective's time, in ``serial`` pricing (SimAI's: collectives one after another,
+each alone on the fabric): the collective runs at once in every group of its kind
+(all TP groups together, ...), and takes the fabric's time to deliver that traffic —
+ring collectives (AllReduce, AllGather, ReduceScatter) send ``2(n-1)/n`` (AllReduce)
+or ``(n-1)/n`` of the bytes from each member to its ring successor, all-to-all
+``1/n`` of them to every other member — divided by the efficiency of the collective
+(:mod:`~fabricopt.fabrics.simai.efficiency`, optional: SimAI's tables, normalised to
+the 16 GiB entry, applied only to TP AllGather / ReduceScatter / all-to-all and EP
+all-to-all). A message under ``small_message_bytes`` (1 MiB) costs a fixed
+``small_message_s`` instead (SimAI-Analytical 1.7: 10 us at n = 2; we use that one
+constant at every n — our assumption). In ``concurrent`` pricing (the busiest-link
+model of :mod:`~fabricopt.fabrics.iteration`), all of the iteration's exposed traffic
+— each group's scaled by ``1 - overlap[g]`` — is delivered at once; there is no
+per-group split, and neither efficiency nor the small-message latency applies.
+
+How a fabric delivers a traffic:
+
+- packet-switched fabrics (:class:`~fabricopt.fabrics.models.ElectCluster`,
+  :class:`~fabricopt.fabrics.models.ElectFlat`,
+  :class:`~fabricopt.fabrics.models.FatTree`) price each traffic alone in closed form
+  (fluid: the busiest of GPU ports, server NICs, edge uplinks);
+- fabrics configured by a solver (SiP-OCS by ``circuits``, SiP-Ring by
+  ``wavelengths``, direct-connect by ``topology``) are configured **once**, for the
+  whole iteration's traffic (SiP-ML §3.3 configures the OCS once per job; TopoOpt
+  §4 once per job), and a traffic's time is the problem kind's own ``evaluate`` of that
+  traffic on that configuration (circuits / lightpaths dedicated to a pair; host
+  forwarding over the chosen routes), with the fabric's own scaling (SiP-Ring's duty
+  cycle). The OCS's 10 ms reconfiguration is per job, not per iteration, and is left
+  out. A fabric that cannot carry the traffic raises
+  :class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair
+  beyond reach).
+
+Why this is SimAI-Analytical on Elect-Cluster: SimAI prices a collective at a bus
+bandwidth — TP on NVLink; DP AllGather / ReduceScatter over the NICs of the group's
+GPUs in a server (4 NICs when TP = 2 with 8 NICs per 8-GPU server); DP_EP over one
+NIC; EP all-to-all over one NIC scaled by peers / off-server peers (48.5 · 15/12 in
+its example) — as ``bytes / (efficiency * busbw) * (n-1)/n``, twice that for
+AllReduce. :func:`simai_cluster` is an Elect-Cluster whose GPUs have the NVLink
+bandwidth and whose servers have all their NICs; its fluid model gives each of these
+collectives exactly that bus bandwidth (the group's ring crosses each server's NICs
+once per group, an all-to-all sends (n - m)/(n - 1) of its bytes off a server of m
+members). SimAI's "GB" is 2^30 bytes. Facts of SimAI-Analytical 1.7 source, as
+read from its source; its reference (``-g 384 -nv 360 -nic 48.5 -n_p_s 8
+-g_p_s 8``, the example ``workload_analytical.txt``): compute 4.5428 s, exposed
+communication 1.5874 s (DP 0.0379, DP_EP 0, TP 0.3267, EP 1.2228), bubble 0.3460 s,
+iteration 6.4762 s; ``tests/fabrics/test_simai_iteration.py`` pins our figures to it.
+
+References
+----------
+.. [1] aliyun/SimAI (NSDI 2025), ``astra-sim-alibabacloud/astra-sim/workload/Layer.cc``
+   (``compute_time``, the end-to-end report) and ``system/calbusbw.cc`` (bus bandwidth).
+.. [2] M. Khani et al., "SiP-ML", SIGCOMM 2021, §3.1, §3.3 (SiP-OCS, SiP-Ring).
+.. [3] W. Wang et al., "TopoOpt", NSDI 2023, §3-§4 (direct-connect, host forwarding).
+
+Examples
+--------
+>>> from fabricopt.fabrics.resolve import resolve_workload
+>>> t = simai_iteration_time(resolve_workload("simai-micro"), simai_cluster(), gpus=8)
+>>> t.exposed_by_group_s["TP"] > 0 and t.bubble_s == 0.0
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from fabricopt.errors import InfeasibleInstance
+from fabricopt.problems import evaluate, instance_from_dict
+from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.fabrics.models import Allocation, ElectCluster, Fabric
+from fabricopt.fabrics.simai.workload import SimAIWorkload, SparseTraffic, member_bytes
+from fabricopt.fabrics.simai.efficiency import Efficiency, read_efficiency, simai_efficiency
+
+__all__ = ["MODES", "GIB_BYTES", "SMALL_MESSAGE_BYTES", "SMALL_MESSAGE_S", "gib_per_s_to_gbps",
+           "simai_cluster", "SimAIIterationTime", "simai_iteration_time", "Delivery",
+           "REPORT_GROUPS"]
+
+#: Collective pricing modes.
+MODES = ("serial", "concurrent")
+#: SimAI's "GB" (bandwidths in GB/s): 2^30 bytes.
+GIB_BYTES = 2 ** 30
+#: Messages below this many bytes cost ``SMALL_MESSAGE_S`` (SimAI-Analytical 1.7).
+SMALL_MESSAGE_BYTES = 2 ** 20
+#: SimAI-Analytical 1.7's cost of a message under 1 MiB at n = 2, seconds.
+SMALL_MESSAGE_S = 10e-6
+#: Groups in the order SimAI reports them, then the pipeline.
+REPORT_GROUPS = ("DP", "DP_EP", "TP", "EP", "PP")
+_COLLECTIVE_GROUPS = ("TP", "DP", "EP", "DP_EP")
+
+
+def gib_per_s_to_gbps(gib_per_s: float) -> float:
+    """SimAI's GB/s (2^30 bytes per second) in Gbps (10^9 bits per second).
+
+    Examples
+    --------
+    >>> round(gib_per_s_to_gbps(48.5), 3)
+    416.612
+    """
+    return gib_per_s * GIB_BYTES * 8 / 1e9
+
+
+def simai_cluster(nvlink_GBps: float = 360.0, nic_GBps: float = 48.5, nics_per_server: int = 8,
+                  gpus_per_server: int = 8) -> ElectCluster:
+    """SimAI-Analytical's cluster as an :class:`ElectCluster`: each GPU has
+    ``nvlink_GBps`` inside its server, each server ``nics_per_server`` NICs of
+    ``nic_GBps`` (GB = 2^30 bytes, SimAI's unit) on a full-bisection network.
+
+    Examples
+    --------
+    >>> f = simai_cluster()
+    >>> round(f.intra_gbps, 1), round(f.inter_gbps, 1), f.gpus_per_server
+    (3092.4, 3332.9, 8)
+    """
+    nvlink = as_float("nvlink_GBps", nvlink_GBps, positive=True)
+    nic = as_float("nic_GBps", nic_GBps, positive=True)
+    nics = as_int("nics_per_server", nics_per_server, minimum=1)
+    return ElectCluster(gib_per_s_to_gbps(nvlink), gib_per_s_to_gbps(nic * nics),
+                        as_int("gpus_per_server", gpus_per_server, minimum=1))
+
+
+class Delivery:
+    """The time ``fabric`` takes to deliver a traffic of a job on ``gpus`` GPUs whose
+    whole per-iteration traffic is ``job`` (see the module docstring).
+
+    Fabrics that need a solver are configured once, for ``job``; the others price
+    every traffic alone. :meth:`seconds` is linear in the traffic's bytes.
+    """
+
+    def __init__(self, fabric: Fabric, job: SparseTraffic):
+        self.fabric = fabric
+        self.nodes = job.nodes
+        self.allocation: Allocation = fabric.allocate(job.to_traffic())
+        result = self.allocation.result
+        self.configured = result is not None
+        if self.configured:
+            objective = float(result.objective)
+            self._solution = result.solution
+            # The fabric's own scaling of its solver's objective (SiP-Ring: duty cycle).
+            self._scale = self.allocation.comm_time_s / objective if objective > 0 else 1.0
+
+    def seconds(self, traffic: SparseTraffic) -> float:
+        """Seconds to deliver ``traffic`` (every pair sending at once)."""
+        if traffic.total_bytes <= 0:
+            return 0.0
+        if not self.configured:
+            return float(self.fabric.allocate(traffic.to_traffic()).comm_time_s)
+        instance = instance_from_dict(self.fabric.instance(traffic.to_traffic()))
+        return float(evaluate(instance, self._solution)) * self._scale
+
+
+@dataclass(frozen=True, eq=False)
+class SimAIIterationTime:
+    """One iteration of a traffic workload on a fabric (see the module docstring).
+
+    Attributes
+    ----------
+    iteration_s : float
+        ``compute_s + exposed_comm_s + bubble_s``.
+    compute_s, exposed_comm_s, bubble_s : float
+    exposed_by_group_s : dict or None
+        Exposed communication per group (``DP``, ``DP_EP``, ``TP``, ``EP``, ``PP``);
+        None in ``concurrent`` pricing, which has no per-group split.
+    comm_by_group_s : dict
+        Each group's communication before overlap: in ``serial`` pricing the sum of
+        its collectives, in ``concurrent`` its whole traffic delivered alone at once.
+    mode : str
+    gpus : int
+    fabric : Fabric
+    workload : SimAIWorkload
+    allocation : Allocation
+        The fabric configured for the whole iteration's traffic.
+    """
+
+    iteration_s: float
+    compute_s: float
+    exposed_comm_s: float
+    bubble_s: float
+    exposed_by_group_s: dict | None
+    comm_by_group_s: dict
+    mode: str
+    gpus: int
+    fabric: Fabric
+    workload: SimAIWorkload = field(repr=False)
+    allocation: Allocation = field(repr=False)
+
+    @property
+    def total_s(self) -> float:
+        """The iteration time (the name :class:`~fabricopt.fabrics.iteration.IterationTime` uses)."""
+        return self.iteration_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """The figures as JSON-ready values."""
+        return {"workload": self.workload.name, "gpus": self.gpus, "fabric": self.fabric.label,
+                "per_node_gbps": self.fabric.per_node_gbps, "mode": self.mode,
+                "compute_s": self.compute_s, "exposed_comm_s": self.exposed_comm_s,
+                "exposed_comm_by_group_s": self.exposed_by_group_s,
+                "comm_by_group_s": self.comm_by_group_s, "bubble_s": self.bubble_s,
+                "iteration_s": self.iteration_s}
+
+
+def _overlaps(overlap: Mapping | None) -> dict[str, float]:
+    out = {g: 0.0 for g in _COLLECTIVE_GROUPS}
+    for key, value in dict(overlap or {}).items():
+        if key not in out:
+            fail("overlap", key, f"is not a group (groups: {', '.join(_COLLECTIVE_GROUPS)})")
+        out[key] = as_float(f"overlap[{key}]", value, minimum=0.0, maximum=1.0)
+    return out
+
+
+def _efficiency(efficiency) -> Efficiency | None:
+    if efficiency is None or isinstance(efficiency, Efficiency):
+        return efficiency
+    if efficiency == "simai":
+        return simai_efficiency()
+    if isinstance(efficiency, str) and efficiency == "none":
+        return None
+    return read_efficiency(efficiency)
+
+
+def _bubble_rows(collective) -> bool:
+    """Is this collective's time part of the pipeline bubble (fwd / ig, not embedding)?"""
+    return collective.layer != "embedding_layer" and collective.phase != "wg"
+
+
+def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
+                         mode: str = "serial", overlap: Mapping | None = None,
+                         pp_overlap: float = 1.0, efficiency="simai",
+                         gpus_per_server: int | None = None,
+                         small_message_bytes: float = SMALL_MESSAGE_BYTES,
+                         small_message_s: float = SMALL_MESSAGE_S) -> SimAIIterationTime:
+    """The iteration time of a traffic workload on ``gpus`` GPUs of ``fabric``.
+
+    Parameters
+    ----------
+    workload : SimAIWorkload
+    fabric : Fabric
+        Any fabric of :mod:`~fabricopt.fabrics.models` (:func:`simai_cluster` is
+        SimAI-Analytical's).
+    gpus : int
+        A multiple of TP*PP whose DP the EP degree divides.
+    mode : {"serial", "concurrent"}
+        Collective pricing (module docstring).
+    overlap : mapping, optional
+        Fraction of each group's communication hidden behind compute, by group
+        (``DP``, ``DP_EP``, ``TP``, ``EP``); default 0.
+    pp_overlap : float
+        The same for pipeline traffic; default 1 (SimAI's ``-pp_o 1``: none exposed).
+    efficiency : "simai", "none", None, Efficiency or a folder path
+        Collective efficiency tables (serial pricing only); default SimAI's own.
+    gpus_per_server : int, optional
+        Server size the efficiency rule uses (default the fabric's if it has one, else 8).
+    small_message_bytes, small_message_s : float
+        Messages under ``small_message_bytes`` cost ``small_message_s`` (serial only).
+
+    Returns
+    -------
+    SimAIIterationTime
+
+    Raises
+    ------
+    InvalidInstance
+        On a bad option, or a GPU count the parallelism does not divide.
+    InfeasibleInstance
+        If the fabric has no configuration for the traffic.
+    SolverUnavailable
+        If the fabric's configuration method is not registered.
+    """
+    if not isinstance(workload, SimAIWorkload):
+        fail("workload", getattr(workload, "name", workload),
+             "is not a traffic workload (SimAI/AICB); price op-graph workloads with k and l")
+    if mode not in MODES:
+        fail("mode", mode, f"must be one of {', '.join(MODES)}")
+    sizes = workload.group_sizes(gpus)
+    gpus = int(gpus)
+    overlaps = _overlaps(overlap)
+    pp_overlap = as_float("pp_overlap", pp_overlap, minimum=0.0, maximum=1.0)
+    eff = _efficiency(efficiency)
+    per_server = as_int("gpus_per_server", gpus_per_server if gpus_per_server is not None
+                        else getattr(fabric, "gpus_per_server", 8), minimum=1)
+    small_bytes = as_float("small_message_bytes", small_message_bytes, minimum=0.0)
+    small_s = as_float("small_message_s", small_message_s, minimum=0.0)
+
+    delivery = Delivery(fabric, workload.traffic(gpus))
+    collectives = workload.collectives()
+    pp_s = delivery.seconds(workload.pipeline_traffic(gpus))
+    ticks = workload.compute_ticks()
+    compute_s = (ticks["fwd"] + ticks["ig"] + ticks["wg"]) * workload.time_unit_s
+    bubble_compute_s = sum(sum(layer.compute) for layer in workload.layers
+                           if layer.name != "embedding_layer") * workload.time_unit_s
+
+    if mode == "serial":
+        unit: dict = {}          # (group, shape) -> seconds per byte each member sends
+        comm = {g: 0.0 for g in REPORT_GROUPS}
+        bubble_comm_s = 0.0
+        for c in collectives:
+            n = sizes[c.group]
+            if n < 2:
+                continue
+            if c.bytes < small_bytes:
+                t = small_s
+            else:
+                shape, nbytes = member_bytes(c.op, n, c.bytes)
+                if (c.group, shape) not in unit:
+                    probe = 1e9     # seconds are linear in bytes: price 1 GB once per shape
+                    unit[c.group, shape] = delivery.seconds(
+                        workload.pattern(gpus, c.group, shape, probe)) / probe
+                factor = 1.0 if eff is None else eff.collective_factor(
+                    c.group, c.op, c.bytes, tp=workload.tp, ep=workload.ep,
+                    gpus_per_server=per_server)
+                t = unit[c.group, shape] * nbytes / factor
+            comm[c.group] += t
+            if _bubble_rows(c):
+                bubble_comm_s += t
+        comm["PP"] = pp_s
+        exposed = {g: (1.0 - overlaps[g]) * comm[g] for g in _COLLECTIVE_GROUPS}
+        exposed["PP"] = (1.0 - pp_overlap) * pp_s
+        exposed = {g: exposed[g] for g in REPORT_GROUPS}
+        exposed_s = sum(exposed.values())
+    else:
+        everything = workload.per_member_bytes(gpus, collectives)
+        scaled = {g: {s: v * (1.0 - overlaps.get(g, 1.0)) for s, v in shapes.items()}
+                  for g, shapes in everything.items() if g in overlaps}
+        exposed_s = delivery.seconds(workload.traffic(gpus, per_member=scaled,
+                                                      pipeline_scale=1.0 - pp_overlap))
+        comm = {g: delivery.seconds(workload.traffic(gpus, per_member={g: everything[g]},
+                                                     pipeline_scale=0.0))
+                for g in _COLLECTIVE_GROUPS}
+        comm["PP"] = pp_s
+        comm = {g: comm[g] for g in REPORT_GROUPS}
+        bubble_comm_s = delivery.seconds(workload.traffic(
+            gpus, per_member=workload.per_member_bytes(
+                gpus, [c for c in collectives if _bubble_rows(c)]), pipeline_scale=0.0))
+        exposed = None
+
+    if workload.pp > 1:
+        bubble_s = (workload.pp - 1) / (workload.ga * workload.vpp) * (bubble_compute_s
+                                                                        + bubble_comm_s)
+    else:
+        bubble_s = 0.0
+    total = compute_s + exposed_s + bubble_s
+    if not math.isfinite(total):
+        raise InfeasibleInstance(f"{fabric.label}: a pair of the traffic has no capacity")
+    return SimAIIterationTime(total, compute_s, exposed_s, bubble_s, exposed, comm, mode, gpus,
+                              fabric, workload, delivery.allocation)
+

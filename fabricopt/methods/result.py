@@ -1,0 +1,181 @@
+"""The result envelope of a solve (docs/envelope.rst) and what a method hands back.
+
+A method returns either a bare solution or a :class:`SolverOutput` (solution, status,
+bound, info). :func:`fabricopt.solve` turns that into a :class:`Result`, whose
+objective is always recomputed by ``problems.evaluate`` after ``problems.check``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from fabricopt.errors import InvalidArgument, InvalidSolution
+
+__all__ = ["STATUSES", "SolverOutput", "Result", "relative_gap"]
+
+#: The statuses of docs/envelope.rst.
+STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "error")
+
+
+@dataclass(frozen=True)
+class SolverOutput:
+    """What a method returns when it has more to say than a solution.
+
+    Parameters
+    ----------
+    solution : solution object or None
+        The method's answer, or None when it has none.
+    status : str
+        ``"optimal"`` only when the method proves optimality; ``"feasible"`` for a
+        heuristic answer; ``"infeasible"`` when it proves no solution exists;
+        ``"no_solution"`` when it stopped (time limit) without one.
+    bound : float or None
+        A proven bound on the optimum: lower when minimizing, upper when maximizing.
+    info : dict
+        JSON-serializable details (nodes, rounds, solver version, ...).
+    """
+
+    solution: Any = None
+    status: str = "feasible"
+    bound: float | None = None
+    info: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise InvalidArgument(f"status = {self.status!r}: must be one of {', '.join(STATUSES)}")
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """``|objective - bound| / max(|objective|, |bound|)``; 0 when both are 0; None without both.
+
+    Examples
+    --------
+    >>> relative_gap(10.0, 8.0)
+    0.2
+    >>> relative_gap(0.0, 0.0)
+    0.0
+    >>> relative_gap(1.0, None) is None
+    True
+    """
+    if objective is None or bound is None:
+        return None
+    if math.isinf(bound) or math.isinf(objective):
+        return 1.0 if bound != objective else 0.0
+    scale = max(abs(objective), abs(bound))
+    return 0.0 if scale == 0 else abs(objective - bound) / scale
+
+
+@dataclass(frozen=True)
+class Result:
+    """The scored outcome of ``solve``: docs/envelope.rst's envelope.
+
+    Attributes
+    ----------
+    problem, method : str
+        The problem kind and the method that ran.
+    status : str
+        One of :data:`STATUSES`.
+    sense : {"min", "max"}
+    objective : float or None
+        ``problems.evaluate`` of the solution; None without a feasible solution.
+    bound : float or None
+        Best proven bound on the optimum.
+    gap : float or None
+        :func:`relative_gap` of objective and bound.
+    runtime_s : float
+        Wall-clock seconds the method ran (scoring excluded).
+    solution : solution object or None
+    info : dict
+        Details; ``info["message"]`` explains an ``error`` or ``infeasible`` status.
+    """
+
+    problem: str
+    method: str
+    status: str
+    sense: str
+    objective: float | None
+    bound: float | None
+    gap: float | None
+    runtime_s: float
+    solution: Any = None
+    info: dict = field(default_factory=dict)
+
+    @property
+    def message(self) -> str:
+        """A one-line human summary (``info["message"]`` when there is one)."""
+        return self.info.get("message") or f"{self.method}: {self.status}"
+
+    @property
+    def success(self) -> bool:
+        """True when the result holds a feasible solution."""
+        return self.status in ("optimal", "feasible")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "problem": self.problem, "method": self.method, "status": self.status,
+            "sense": self.sense, "objective": self.objective, "bound": self.bound,
+            "gap": self.gap, "runtime_s": self.runtime_s,
+            "solution": None if self.solution is None else self.solution.to_dict(),
+            "info": self.info,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Result":
+        """Rebuild a result from its envelope (the solution is parsed by its kind).
+
+        The envelope is validated like an instance: a missing field, a status outside
+        :data:`STATUSES`, a sense other than the kind's, a non-finite or non-numeric
+        ``objective`` / ``bound`` / ``gap`` / ``runtime_s`` or an ``info`` that is not
+        an object raises ``InvalidSolution`` naming the field. Unknown fields are
+        ignored, so that envelopes of later versions still load.
+
+        Examples
+        --------
+        >>> Result.from_dict({"problem": "circuits", "method": "greedy", "status": "feasible",
+        ...                   "sense": "min", "runtime_s": "x"})
+        Traceback (most recent call last):
+        ...
+        fabricopt.errors.InvalidSolution: runtime_s = 'x': must be a number
+        """
+        return cls(**_envelope_fields(data))
+
+    @staticmethod
+    def is_envelope(data: Any) -> bool:
+        """Does a JSON object look like a result envelope rather than an instance?"""
+        return isinstance(data, Mapping) and "method" in data and "status" in data
+
+
+def _envelope_fields(data: Any) -> dict[str, Any]:
+    """The validated constructor arguments of :meth:`Result.from_dict`."""
+    from fabricopt.problems import get_kind
+    from fabricopt.problems._validate import as_float, as_id, fail, require
+
+    if not isinstance(data, Mapping):
+        raise InvalidSolution(f"result envelope: expected a JSON object, got "
+                              f"{type(data).__name__}")
+    for key in ("problem", "method", "status", "sense", "runtime_s"):
+        if key not in data:
+            raise InvalidSolution(f"{key}: missing from the result envelope")
+    kind = get_kind(data["problem"])
+    out = {"problem": kind.name,
+           "method": as_id("method", data["method"], InvalidSolution)}
+    if not isinstance(data["status"], str) or data["status"] not in STATUSES:
+        fail("status", data["status"], f"must be one of {', '.join(STATUSES)}", InvalidSolution)
+    out["status"] = data["status"]
+    if data["sense"] != kind.sense:
+        fail("sense", data["sense"], f"must be {kind.sense!r} for {kind.name}", InvalidSolution)
+    out["sense"] = kind.sense
+    for key in ("objective", "bound", "gap"):
+        value = data.get(key)
+        out[key] = None if value is None else as_float(key, value, error=InvalidSolution)
+    out["runtime_s"] = as_float("runtime_s", require(data, "runtime_s", InvalidSolution),
+                                minimum=0.0, error=InvalidSolution)
+    for key in ("solution", "info"):
+        if data.get(key) is not None and not isinstance(data[key], Mapping):
+            fail(key, data[key], "must be an object or null", InvalidSolution)
+    sol = data.get("solution")
+    out["solution"] = None if sol is None else kind.solution_from_dict(sol)
+    out["info"] = dict(data.get("info") or {})
+    return out

@@ -1,0 +1,239 @@
+"""``solve``: run a method, then check and score its answer with ``problems``."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+import traceback
+from typing import Mapping
+
+from fabricopt.errors import (InfeasibleInstance, InvalidInstance, InvalidOption, InvalidSolution,
+                              SolverUnavailable)
+from fabricopt.problems import instance_from_dict, kind_of
+from fabricopt.methods.registry import get_method
+from fabricopt.methods.result import Result, SolverOutput, relative_gap
+
+__all__ = ["solve"]
+
+_log = logging.getLogger(__name__)
+
+# A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
+_BOUND_RTOL = 1e-6
+# Bounds this close are the same argument's (a MILP's dual bound resting on the kind's).
+_SAME_RTOL = 1e-9
+# An optimality proof holds if its bound and the re-scored objective agree this closely:
+# a MILP's feasibility tolerance (1e-7 on a model scaled to ~1) moves a makespan by ~1e-6.
+_PROOF_RTOL = 1e-5
+
+
+def _call(method, instance, time_limit, seed, options):
+    """Call the method with the keywords it accepts (plug-ins may take fewer)."""
+    kwargs = dict(options)
+    for name, value in (("time_limit", time_limit), ("seed", seed)):
+        if name in method.passes:
+            kwargs[name] = value
+    return method.fn(instance, **kwargs)
+
+
+def _checked_limits(time_limit, seed):
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+                or not math.isfinite(time_limit) or time_limit <= 0:
+            raise InvalidOption(f"time_limit = {time_limit!r}: must be a number > 0")
+        time_limit = float(time_limit)
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise InvalidOption(f"seed = {seed!r}: must be an integer")
+    return time_limit, seed
+
+
+def solve(instance, method: str, *, time_limit: float | None = None, seed: int = 0,
+          **options) -> Result:
+    """Solve ``instance`` with ``method`` and return the scored :class:`Result`.
+
+    Parameters
+    ----------
+    instance : instance object or dict
+        Any problem kind's instance (a dict is parsed by its ``"problem"`` field).
+    method : str
+        A name from ``fabricopt.methods(kind)``.
+    time_limit : float, optional
+        Seconds the method may use (MILPs stop at it and return their incumbent).
+    seed : int
+        Seed of randomized methods: same seed, same answer.
+    **options
+        Method-specific options, e.g. ``backend="cbc"`` for MILPs.
+
+    Returns
+    -------
+    Result
+        Objective recomputed by ``problems.evaluate``; a solution that fails
+        ``problems.check`` gives status ``"error"``, never a score. A method that
+        raises gives status ``"error"`` with ``info["traceback"]``; one that ran past
+        ``time_limit`` has ``info["time_limit_exceeded"]``; an ``"optimal"`` claim
+        whose proof the re-scored objective contradicts is ``"feasible"`` with the
+        reason in ``info["optimality"]``.
+
+    Raises
+    ------
+    InvalidInstance
+        If the instance is malformed.
+    InvalidOption
+        If ``time_limit``, ``seed`` or an option has a bad value or an option is not
+        one the method declares — before the method runs.
+    SolverUnavailable
+        If the method or a backend it needs does not exist here.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.circuits import CircuitsInstance
+    >>> inst = CircuitsInstance(2, 8.0, [[0, 2e9], [1e9, 0]])
+    >>> r = solve(inst, "exact")
+    >>> r.status, r.objective
+    ('optimal', 1.0)
+    """
+    if isinstance(instance, Mapping):
+        instance = instance_from_dict(instance)
+    kind = kind_of(instance)
+    if not isinstance(instance, kind.instance_type):
+        raise InvalidInstance(f"{type(instance).__name__} is a solution, not an instance")
+    time_limit, seed = _checked_limits(time_limit, seed)
+    record = get_method(kind.name, method)
+    options = record.validate(options, instance)
+
+    def result(status, solution=None, objective=None, bound=None, info=None, runtime=0.0):
+        done = Result(kind.name, record.name, status, kind.sense, objective, bound,
+                      relative_gap(objective, bound), runtime, solution, dict(info or {}))
+        _log.info("%s / %s: %s, objective %s, bound %s, %.3f s%s", kind.name, record.name,
+                  status, objective, bound, runtime,
+                  f" ({done.info['message']})" if "message" in done.info else "")
+        return done
+
+    _log.info("solving a %s instance with %s (time limit %s, seed %d, options %s)",
+              kind.name, record.name, time_limit, seed, options or "none")
+    start = time.perf_counter()
+    try:
+        out = _call(record, instance, time_limit, seed, options)
+    except InfeasibleInstance as exc:
+        return result("infeasible", info={"message": str(exc)},
+                      runtime=time.perf_counter() - start)
+    except SolverUnavailable:
+        raise
+    except Exception as exc:  # a method's failure is reported, never propagated
+        return result("error", info={"message": f"method {record.name!r} raised "
+                                                f"{type(exc).__name__}: {exc}",
+                                     "traceback": traceback.format_exc()},
+                      runtime=time.perf_counter() - start)
+    runtime = time.perf_counter() - start
+    overran = time_limit is not None and runtime > time_limit
+
+    if isinstance(out, kind.solution_type) or out is None:
+        out = SolverOutput(out, "feasible" if out is not None else "no_solution")
+    if not isinstance(out, SolverOutput):
+        return result("error", info={"message": f"method {record.name!r} returned a "
+                                                f"{type(out).__name__}, expected a "
+                                                f"{kind.solution_type.__name__} or SolverOutput"},
+                      runtime=runtime)
+    info = dict(out.info)
+    if overran:
+        info["time_limit_exceeded"] = info.get("time_limit_exceeded") or (
+            f"ran {runtime:.3g} s on a {time_limit:g} s limit"
+            + ("" if record.honours_time_limit else " (the method does not honour time_limit)"))
+    solution = out.solution
+    if solution is not None and not isinstance(solution, kind.solution_type):
+        info["message"] = (f"method {record.name!r} returned a {type(solution).__name__}, "
+                           f"expected a {kind.solution_type.__name__}")
+        return result("error", info=info, runtime=runtime)
+
+    # a non-finite bound (inf, nan) proves nothing: solve never returns one
+    bound = out.bound if isinstance(out.bound, (int, float)) and math.isfinite(out.bound) \
+        else None
+    if bound is not None:  # the method's own bound; a NamedBound names its argument
+        info.setdefault("bound_source", getattr(bound, "source", record.name))
+        bound = float(bound)
+    if kind.bound is not None and out.status != "infeasible":
+        bound = _kind_bound(kind, instance, bound, info)
+
+    if solution is None:
+        if out.status in ("optimal", "feasible"):
+            info["message"] = f"method {record.name!r} claimed {out.status} without a solution"
+            return result("error", info=info, runtime=runtime)
+        return result(out.status, bound=None if out.status == "infeasible" else bound,
+                      info=info, runtime=runtime)
+
+    try:
+        verdict = kind.check(instance, solution)
+    except InvalidSolution as exc:
+        info["message"] = f"method {record.name!r} returned an invalid solution: {exc}"
+        return result("error", solution=solution, info=info, runtime=runtime)
+    if not verdict.feasible:
+        info["message"] = f"method {record.name!r} returned an infeasible solution: {verdict.reason}"
+        return result("error", solution=solution, info=info, runtime=runtime)
+    if out.status in ("infeasible", "no_solution"):
+        info["message"] = (f"method {record.name!r} reported {out.status} "
+                           f"but returned a feasible solution")
+        return result("error", solution=solution, info=info, runtime=runtime)
+
+    objective = float(kind.evaluate(instance, solution))
+    if not math.isfinite(objective):
+        info["message"] = f"method {record.name!r}: its solution scores {objective!r}, not finite"
+        return result("error", solution=solution, info=info, runtime=runtime)
+    status = out.status
+    if status == "optimal":
+        status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
+        if status == "optimal":
+            info["bound_source"] = "optimal"   # the proof is the tightest bound
+    if bound is not None:
+        over = (bound - objective) if kind.sense == "min" else (objective - bound)
+        if over > _BOUND_RTOL * max(abs(objective), abs(bound)) + 1e-12:
+            info["message"] = (f"method {record.name!r} reported bound {bound!r} on the wrong "
+                               f"side of objective {objective!r}")
+            return result("error", solution=solution, objective=objective, info=info,
+                          runtime=runtime)
+        if over > 0:  # within solver tolerance: the objective is the bound
+            bound = objective
+    return result(status, solution, objective, bound, info, runtime)
+
+
+def _certify(record, sense: str, objective: float, own: float | None, bound: float | None,
+             info: dict) -> tuple[str, float | None]:
+    """Status and bound of an ``optimal`` claim, re-scored: ``bound = objective`` only
+    when the method's own proof agrees with ``evaluate`` (docs/envelope.rst).
+
+    An exact method may prove optimality without a figure (a combinatorial
+    argument); a method that reports a bound proves the optimum is that bound, so the
+    re-scored objective must match it. Otherwise the status drops to ``feasible``,
+    the bound is kept and ``info["optimality"]`` says why.
+    """
+    if own is None:
+        if record.exact:
+            return "optimal", objective
+        info["optimality"] = (f"method {record.name!r} is not declared exact and claimed "
+                              f"optimal without a bound: reported feasible")
+        return "feasible", bound
+    if abs(own - objective) <= _PROOF_RTOL * max(abs(own), abs(objective)) + 1e-12:
+        return "optimal", objective
+    info["optimality"] = (f"method {record.name!r} claimed optimal with bound {own!r}, but "
+                          f"its solution evaluates to {objective!r}: reported feasible")
+    return "feasible", bound
+
+
+def _kind_bound(kind, instance, bound: float | None, info: dict) -> float | None:
+    """The tighter of the method's bound and the kind's; ``info["bound_source"]`` names
+    the winner (a kind's :class:`~fabricopt.problems.NamedBound` names its argument)."""
+    theirs = kind.bound(instance)
+    if theirs is None:
+        return bound
+    tighter = _tighter(kind.sense, bound, float(theirs))
+    # a method's bound that only matches the kind's (to rounding) is the kind's argument
+    if bound is None or tighter != bound or math.isclose(bound, theirs, rel_tol=_SAME_RTOL):
+        info["bound_source"] = getattr(theirs, "source", kind.bound_name or f"{kind.name} bound")
+    return tighter
+
+
+def _tighter(sense: str, a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b) if sense == "min" else min(a, b)

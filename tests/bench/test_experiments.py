@@ -1,0 +1,283 @@
+"""Experiments and tasks: planning, running through the runner, resume, rendering, the
+document markers, and the CLI. The papers' quick variants run in slow tests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from fabricopt.bench import experiments as exp
+from fabricopt.bench.job import RunSpec, execute, load_plugin
+from fabricopt.bench.store import Store
+from fabricopt.bench.tasks import TaskSpec, execute_task, spec_from_dict
+
+from cli_helpers import run
+
+# The task lives in a plug-in file: every run's process (a forkserver child) loads it.
+TASK_PLUGIN = '''
+from fabricopt.bench.tasks import register_task
+
+
+@register_task("test.affine")
+def affine(x: float, fail: bool = False) -> dict:
+    if fail:
+        raise RuntimeError(f"asked to fail at x = {x}")
+    return {"value": 2.0 * x + 1.0, "x": x}
+'''
+PLUGINS: list[str] = []
+
+
+def _demo_plan(suite, quick):
+    xs = (1.0, 2.0) if quick else (1.0, 2.0, 3.0)
+    specs = [TaskSpec(suite, f"demo/{x:g}", "test.affine", {"x": x}, method="affine",
+                      time_limit_s=30.0, plugins=tuple(PLUGINS)) for x in xs]
+    return specs + [TaskSpec(suite, "demo/fail", "test.affine", {"x": 0.0, "fail": True},
+                             method="affine", time_limit_s=30.0, plugins=tuple(PLUGINS))]
+
+
+def _demo_render(rows, folder, quick):
+    (folder / "demo.csv").write_text("x,value\n" + "".join(
+        f"{r['info']['x']},{r['objective']}\n" for r in rows if r["status"] == "feasible"))
+    values = sorted(r["objective"] for r in rows if r["objective"] is not None)
+    return f"values: {values}"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    plugin = tmp_path_factory.mktemp("plugin") / "affine_task.py"
+    plugin.write_text(TASK_PLUGIN)
+    PLUGINS[:] = [str(plugin)]
+    load_plugin(str(plugin))
+    experiment = exp.Experiment("test-demo", 3, "A demo", "a test experiment",
+                                _demo_plan, _demo_render)
+    exp.experiments()  # load the built-in ones first
+    exp.register_experiment(experiment)
+    yield experiment
+    del exp._EXPERIMENTS["test-demo"]
+
+
+#: Every registered experiment: each has a plan, a quick variant and a BENCHMARKS.md section.
+ALL = [e.name for e in exp.experiments()]
+
+
+def test_builtin_experiments_are_listed_papers_first():
+    names = [e.name for e in exp.experiments()]
+    assert names[:3] == ["crux", "sipml", "topoopt"]
+    assert {"gaps", "scaling", "bounds"} <= set(names)
+    for e in exp.experiments():
+        assert e.summary and e.title and e.version >= 1
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_plan_is_tagged_with_its_suite_and_quick_is_smaller(name):
+    e = exp.get_experiment(name)
+    quick = e.plan(exp.suite_name(e, True), True)
+    full = e.plan(exp.suite_name(e, False), False)
+    assert quick and full and len(quick) <= len(full)
+    assert {s.suite for s in quick} == {f"{name}-quick@{e.version}"}
+    assert {s.suite for s in full} == {f"{name}@{e.version}"}
+    keys = [s.key for s in full]
+    assert len(keys) == len(set(keys)), "two runs of one plan share a key"
+
+
+def test_unknown_experiment_names_the_known_ones():
+    with pytest.raises(ValueError, match=r"experiment = 'nope': unknown experiment \(known: crux"):
+        exp.get_experiment("nope")
+
+
+def test_task_spec_round_trips_and_has_a_stable_key(demo):
+    spec = TaskSpec("s@1", "demo/1", "test.affine", {"x": 1.0}, method="affine")
+    again = spec_from_dict(json.loads(json.dumps(spec.to_dict())))
+    assert again == spec and again.key == spec.key
+    assert TaskSpec("s@1", "demo/1", "test.affine", {"x": 2.0}, method="affine").key != spec.key
+    assert spec.kind == "task:test.affine" and spec.sizes == {"x": 1.0}
+    run = RunSpec("q", "circuits/t/0", "h", "circuits", "min", 4, {}, "exact", 0, 1.0, {})
+    assert spec_from_dict(run.to_dict()) == run
+
+
+def test_a_task_reports_its_value_or_its_error(demo):
+    ok = execute_task(TaskSpec("s@1", "demo/1", "test.affine", {"x": 1.5}))
+    assert ok["status"] == "feasible" and ok["objective"] == 4.0 and ok["info"]["x"] == 1.5
+    bad = execute_task(TaskSpec("s@1", "demo/0", "test.affine", {"x": 0.0, "fail": True}))
+    assert bad["status"] == "error" and "asked to fail at x = 0.0" in bad["message"]
+    unknown = execute(TaskSpec("s@1", "demo/0", "test.nothing", {}))
+    assert unknown["status"] == "error" and "unknown task" in unknown["message"]
+    assert "peak_rss_bytes" in unknown
+
+
+def test_run_resume_and_render(demo, tmp_path):
+    out = tmp_path / "demo"
+    outcome, md = exp.run_experiment("test-demo", out, quick=True, workers=1, progress=False)
+    assert (outcome.planned, outcome.ran, outcome.failed) == (3, 3, 1)
+    text = md.read_text()
+    assert text.startswith("## A demo (quick)\n")
+    assert "`fabricopt reproduce test-demo --quick`" in text and "test-demo-quick@3" in text
+    assert "3 runs, 1 failed" in text and "values: [3.0, 5.0]" in text
+    assert (out / "demo.csv").read_text().splitlines()[1:] == ["1.0,3.0", "2.0,5.0"]
+    again, _ = exp.run_experiment("test-demo", out, quick=True, workers=1, progress=False,
+                                  resume=True)
+    assert (again.skipped, again.ran) == (3, 0)
+    # The full variant shares the folder but not the suite: its rows stay apart.
+    full, md_full = exp.run_experiment("test-demo", out, workers=1, progress=False)
+    assert full.ran == 4 and "values: [3.0, 5.0, 7.0]" in md_full.read_text()
+    with Store(out, create=False) as store:
+        assert {r["suite"] for r in store.rows()} == {"test-demo-quick@3", "test-demo@3"}
+
+
+def test_render_needs_stored_runs(demo, tmp_path):
+    Store(tmp_path).close()
+    with pytest.raises(ValueError, match="no stored run of test-demo-quick@3"):
+        exp.render_experiment("test-demo", tmp_path, quick=True)
+
+
+def test_update_document_replaces_only_its_own_section(tmp_path):
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text("# Benchmarks\n\nhand-written\n")
+    assert exp.update_document(doc, "a", "## A\n\none\n")
+    assert exp.update_document(doc, "b", "## B\n\ntwo\n")
+    assert exp.update_document(doc, "a", "## A\n\nthree\n")
+    assert not exp.update_document(doc, "a", "## A\n\nthree\n")
+    text = doc.read_text()
+    assert text.startswith("# Benchmarks\n\nhand-written\n")
+    assert "three" in text and "one" not in text and "two" in text
+    assert text.index("## A") < text.index("## B")
+
+
+def test_cli_lists_runs_and_updates(demo, tmp_path):
+    # The demo experiment lives in this process only: the CLI is called in-process.
+    from fabricopt.cli import main
+
+    assert main(["reproduce", "--list"]) == 0
+    out = tmp_path / "cli"
+    doc = tmp_path / "DOC.md"
+    assert main(["reproduce", "test-demo", "--quick", "--out", str(out), "--workers", "1",
+                 "--no-progress", "--update", str(doc)]) == 0
+    assert "values: [3.0, 5.0]" in doc.read_text()
+    assert main(["reproduce", "test-demo", "--quick", "--out", str(out), "--render-only"]) == 0
+
+
+def test_cli_unknown_experiment_is_one_line_exit_2():
+    code, stdout, stderr = run("reproduce", "nope")
+    assert code == 2 and stdout == ""
+    assert len(stderr.strip().splitlines()) == 1 and "unknown experiment" in stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL)
+def test_quick_variant_runs_and_renders(name, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "fabricopt", "reproduce", name, "--quick",
+                           "--out", str(tmp_path), "--no-progress"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    md = tmp_path / f"{name}-quick.md"
+    assert md.read_text().startswith("## ")
+    # enumerate may refuse a case above its budget
+    assert "0 failed" in md.read_text() or name in ("crux", "gaps", "paper-suite")
+    assert list(tmp_path.glob("*.csv"))
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_benchmarks_md_paper_sections_carry_the_command_that_made_them(name):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "BENCHMARKS.md").read_text()
+    begin, end = exp._markers(name)
+    assert begin in text and end in text, f"BENCHMARKS.md has no generated {name} section"
+    block = text.split(begin, 1)[1].split(end, 1)[0].strip()
+    assert block.startswith("## ")
+    assert f"Generated by `fabricopt reproduce {name}" in block
+    assert "fabricopt " in block and "cores" in block  # the version and the machine
+
+
+def test_compare_task_records_what_solve_reported():
+    from fabricopt import generate, solve
+    from fabricopt.bench.experiments.comparisons import compare_task, method_stats
+
+    out = compare_task("circuits", {"gpus": 8, "switches": 2}, [0, 1],
+                       [["greedy", "greedy", {}], ["exact", "exact", {}]],
+                       reference=["milp", "milp", {}])
+    records = out["records"]
+    assert out["value"] == 2.0 and [r["seed"] for r in records] == [0, 1]
+    for r in records:
+        inst = generate("circuits", seed=r["seed"], gpus=8, switches=2)
+        assert r["exact"]["value"] == solve(inst, "exact").objective
+        assert r["reference"]["status"] == "optimal" and r["size"] == 8
+        assert r["greedy"]["cpu_s"] >= 0
+    # greedy and exact are both optimal on circuits: the MILP agrees
+    for label in ("greedy", "exact"):
+        stats = method_stats(records, label)
+        assert stats["n"] == 2 and stats["optimal"] == 2 and stats["max_gap"] <= 1e-9
+
+
+def test_compare_task_skips_what_an_extra_refuses():
+    from fabricopt.bench.experiments.comparisons import compare_task
+
+    exp.experiments()  # registers the wavelengths builders and extras
+    out = compare_task("wavelengths", {}, list(range(12)), [["greedy", "greedy", {}]],
+                       builder="wavelengths-uniform", extras=["wavelengths.feasible_only"])
+    skipped = [r for r in out["records"] if "skip" in r]
+    assert out["value"] == 12 - len(skipped)
+    assert all("greedy" not in r for r in skipped)
+    assert all(r["greedy"]["status"] in ("feasible", "optimal")
+               for r in out["records"] if "skip" not in r)
+
+
+def test_fabric_curves_read_back_by_batch():
+    from fabricopt.bench.experiments.fabric_curves import curve_points, curve_spec
+
+    spec = curve_spec("s@1", "sipml", "resnet50", 8, [100.0], ["elect-flat"], global_batch=512)
+    assert spec.instance_id == "sipml/resnet50/8/batch512" and spec.task == "fabrics.compare"
+    point = {"workload": "resnet50", "fabric": "elect-flat", "gbps": 100.0, "iteration_s": 1.0}
+    rows = [{"status": "feasible", "sizes": {}, "info": {"rows": [point]}},
+            {"status": "feasible", "sizes": {"global_batch": 512},
+             "info": {"rows": [{**point, "global_batch": 512, "iteration_s": 0.2}]}},
+            {"status": "error", "sizes": {}, "info": {}}]
+    assert curve_points(rows) == {"resnet50": {("elect-flat", 100.0): point}}
+    by_batch = curve_points(rows, batches=True)["resnet50"]
+    assert by_batch[("elect-flat", 100.0, 8192)] == point      # the workload's own batch
+    assert by_batch[("elect-flat", 100.0, 512)]["iteration_s"] == 0.2
+
+
+def test_bounds_optimum_task_never_certifies_above_the_proven_optimum():
+    from fabricopt.bench.experiments.bounds import optimum_task
+
+    out = optimum_task(seed=0, ops=10, gpus=4, max_peers=1)
+    assert out["status"] == "optimal"
+    assert out["old_bound"] <= out["bound"] <= out["value"] * (1 + 1e-9)
+    assert out["source"] and out["milp_bound"] <= out["value"] * (1 + 1e-9)
+
+
+def test_sipml_claims_say_where_the_headline_holds_and_why_not():
+    from fabricopt.bench.experiments import sipml
+    from fabricopt.fabrics.accuracy import load_steps_table
+
+    def point(seconds, k, l):
+        return {"iteration_s": seconds, "k": k, "l": l}
+
+    curves = {"megatron": {("elect-cluster-400", 256.0): point(2.0, 8, 8),
+                           ("sip-ocs", 256.0): point(4.0, 4, 16),
+                           ("elect-cluster-400", 1024.0): point(2.0, 8, 8),
+                           ("sip-ocs", 1024.0): point(1.0, 8, 8)}}
+    tta = {"megatron": {("sip-ocs", 256.0): (4.0, 1024, None),
+                        ("elect-cluster-400", 256.0): (2.0, 1024, None)}}
+    text = "\n".join(sipml._claims_lines(curves, tta))
+    assert ("megatron: SiP-OCS over Elect-Cluster 400 per iteration 0.50x to 2.00x (wins at "
+            "some points); chosen (k, l): SiP-OCS 4x16 against Elect-Cluster 8x8; SiP-OCS 8x8 "
+            "against Elect-Cluster 8x8.") in text
+    assert "same global batch on SiP-OCS and Elect-Cluster 400 at 1 of 1 points" in text
+    assert "the shipped steps tables of megatron need the same samples" in text
+    penalised = load_steps_table({"workload": "x", "target": "t", "source": "s",
+                                  "points": [[256, 1e5], [1024, 4e4]]})
+    assert not sipml._samples_constant(penalised)
+    assert sipml._claims_lines({}, {}) == []
+
+
+def test_speed_points_keep_the_least_of_their_timed_calls():
+    from fabricopt.bench.experiments.speed import call_task
+
+    out = call_task("circuits-exact", 16, repeats=3)
+    assert len(out["cpu_s_all"]) == 3 and out["value"] == min(out["cpu_s_all"])
+    assert out["first_cpu_s"] == out["cpu_s_all"][0] and out["objective"] > 0

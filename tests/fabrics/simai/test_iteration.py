@@ -1,0 +1,225 @@
+"""Iteration time of SimAI/AICB traffic workloads: the composition, pinned by hand-computed
+values and by SimAI-Analytical 1.7's published breakdown of its example workload."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fabricopt import InfeasibleInstance, InvalidInstance
+from fabricopt import fabrics
+from fabricopt.fabrics.models import DirectConnect, ElectCluster, ElectFlat, SipOcs, SipRing
+from fabricopt.fabrics.resolve import simai_data_path
+from fabricopt.fabrics.simai.workload import parse_simai
+from fabricopt.fabrics.simai.iteration import (SMALL_MESSAGE_S, gib_per_s_to_gbps, simai_cluster,
+                                               simai_iteration_time)
+
+GIB = 2 ** 30
+MICRO_BYTES = 16777216 + 67108864          # the two TP AllReduces of microAllReduce.txt
+MICRO_COMPUTE_S = 2 * (556000 + 1 + 1) * 1e-9   # fwd + ig + wg ticks of its two rows
+
+
+@pytest.fixture(scope="module")
+def moe():
+    return fabrics.read_simai(simai_data_path("workload_analytical.txt"))
+
+
+@pytest.fixture(scope="module")
+def micro():
+    return fabrics.read_simai(simai_data_path("microAllReduce.txt"))
+
+
+# SimAI-Analytical 1.7, -g 384 -nv 360 -nic 48.5 -n_p_s 8 -g_p_s 8.
+REFERENCE_384 = {"compute_s": 4.5428, "exposed_comm_s": 1.5874, "bubble_s": 0.3460,
+                 "iteration_s": 6.4762}
+REFERENCE_GROUPS_384 = {"DP": 0.0379, "DP_EP": 0.0, "TP": 0.3267, "EP": 1.2228}
+
+
+def test_the_preset_reproduces_simai_analytical_at_384_gpus(moe):
+    t = simai_iteration_time(moe, simai_cluster(360.0, 48.5, 8, 8), 384)
+    got = t.to_dict()
+    for key, expected in REFERENCE_384.items():
+        assert got[key] == pytest.approx(expected, rel=0.01), key
+    for group, expected in REFERENCE_GROUPS_384.items():
+        assert t.exposed_by_group_s[group] == pytest.approx(expected, rel=0.01, abs=1e-4), group
+    assert t.exposed_by_group_s["PP"] == 0.0            # SimAI's default -pp_o 1
+    assert t.iteration_s == pytest.approx(t.compute_s + t.exposed_comm_s + t.bubble_s)
+
+
+def test_micro_all_reduce_by_hand(micro):
+    # Two TP AllReduces over 8 GPUs of one server: 2 * 7/8 of the bytes at NVLink's 360 GiB/s.
+    t = simai_iteration_time(micro, simai_cluster(360.0, 48.5, 8, 8), 8)
+    tp_s = 2 * 7 / 8 * MICRO_BYTES / (360 * GIB)
+    assert t.compute_s == pytest.approx(MICRO_COMPUTE_S)
+    assert t.exposed_by_group_s == pytest.approx({"DP": 0.0, "DP_EP": 0.0, "TP": tp_s,
+                                                  "EP": 0.0, "PP": 0.0})
+    assert t.bubble_s == 0.0                              # PP = 1
+    assert t.iteration_s == pytest.approx(MICRO_COMPUTE_S + tp_s)
+
+
+def test_micro_on_a_flat_switch_by_hand(micro):
+    t = simai_iteration_time(micro, ElectFlat(800.0), 8)
+    assert t.exposed_comm_s == pytest.approx(2 * 7 / 8 * MICRO_BYTES * 8 / 800e9)
+
+
+def test_overlap_hides_a_fraction_of_a_group(micro):
+    full = simai_iteration_time(micro, ElectFlat(800.0), 8)
+    half = simai_iteration_time(micro, ElectFlat(800.0), 8, overlap={"TP": 0.25})
+    assert half.exposed_comm_s == pytest.approx(0.75 * full.exposed_comm_s)
+    assert half.comm_by_group_s["TP"] == pytest.approx(full.comm_by_group_s["TP"])
+
+
+def test_concurrent_equals_serial_when_one_group_sends(micro):
+    # Two AllReduces of the same ring, at once or one after the other: the same bytes
+    # per link in a fluid model.
+    serial = simai_iteration_time(micro, ElectFlat(800.0), 8)
+    concurrent = simai_iteration_time(micro, ElectFlat(800.0), 8, mode="concurrent")
+    assert concurrent.exposed_comm_s == pytest.approx(serial.exposed_comm_s)
+    assert concurrent.exposed_by_group_s is None
+
+
+def test_concurrent_is_never_slower_than_serial(moe):
+    cluster = simai_cluster()
+    serial = simai_iteration_time(moe, cluster, 384, efficiency=None)
+    concurrent = simai_iteration_time(moe, cluster, 384, mode="concurrent")
+    assert concurrent.exposed_comm_s <= serial.exposed_comm_s * (1 + 1e-9)
+    assert concurrent.exposed_comm_s >= max(serial.exposed_by_group_s.values()) * (1 - 1e-9)
+
+
+def _one_row(comm: str, nbytes: int, tp: int = 2, pp: int = 1, ga: int = 1, vpp: int = 1,
+             name: str = "layer") -> str:
+    return (f"T model_parallel_NPU_group: {tp} ep: 1 pp: {pp} vpp: {vpp} ga: {ga} "
+            f"all_gpus: {tp * pp} pp_comm 0\n1\n"
+            f"{name} -1 1000 {comm} {nbytes} 2000 NONE 0 3000 NONE 0 7\n")
+
+
+def test_small_messages_cost_the_fixed_latency():
+    w = parse_simai(_one_row("ALLGATHER", 1000))
+    t = simai_iteration_time(w, simai_cluster(), 2)
+    assert t.exposed_by_group_s["TP"] == SMALL_MESSAGE_S
+    t = simai_iteration_time(w, simai_cluster(), 2, small_message_s=0.5)
+    assert t.exposed_by_group_s["TP"] == 0.5
+
+
+def test_efficiency_applies_to_tp_allgather_by_the_table():
+    # 48 MiB: half-way between the 32 MiB (0.55) and 64 MiB (0.65) rows of the NVLink
+    # table's one-node column, whose 16 GiB entry is 0.81.
+    nbytes = 48 * 2 ** 20
+    w = parse_simai(_one_row("ALLGATHER", nbytes))
+    bare = nbytes / 2 / (360 * GIB)
+    t = simai_iteration_time(w, simai_cluster(), 2)
+    assert t.exposed_comm_s == pytest.approx(bare / (0.60 / 0.81))
+    assert simai_iteration_time(w, simai_cluster(), 2, efficiency=None).exposed_comm_s == \
+        pytest.approx(bare)
+    # AllReduce is priced at the nominal bus bandwidth.
+    w = parse_simai(_one_row("ALLREDUCE", nbytes))
+    assert simai_iteration_time(w, simai_cluster(), 2).exposed_comm_s == \
+        pytest.approx(2 * bare)
+
+
+def test_bubble_by_hand():
+    text = ("T model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 1 ga: 2 all_gpus: 2 pp_comm 0\n2\n"
+            "embedding_layer -1 100 NONE 0 100 NONE 0 100 NONE 0 5\n"
+            "layer -1 1000 NONE 0 2000 NONE 0 3000 NONE 0 7\n")
+    t = simai_iteration_time(parse_simai(text), ElectFlat(100.0), 2)
+    assert t.compute_s == pytest.approx(6300e-9)                # update ticks left out
+    assert t.bubble_s == pytest.approx((2 - 1) / (2 * 1) * 6000e-9)   # embedding left out
+    assert t.iteration_s == pytest.approx(6300e-9 + 3000e-9)
+
+
+def test_bubble_counts_fwd_and_ig_comm_but_not_wg():
+    nbytes = 64 * 2 ** 20
+    fwd = parse_simai(_one_row("ALLREDUCE", nbytes, pp=2, ga=4, vpp=2))
+    t = simai_iteration_time(fwd, ElectFlat(100.0), 4)
+    comm = 2 * 1 / 2 * nbytes * 8 / 100e9
+    assert t.bubble_s == pytest.approx(1 / 8 * (6000e-9 + comm))
+
+
+def test_pipeline_traffic_is_exposed_only_when_asked():
+    text = ("T model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 1 ga: 3 all_gpus: 2 pp_comm 1000\n"
+            "1\nlayer -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n")
+    w = parse_simai(text)
+    assert simai_iteration_time(w, ElectFlat(8.0), 2).exposed_comm_s == 0.0
+    t = simai_iteration_time(w, ElectFlat(8.0), 2, pp_overlap=0.0)
+    # one boundary, 3 micro-batches of 1000 bytes each way, at 1 GB/s
+    assert t.exposed_by_group_s["PP"] == pytest.approx(3000 / 1e9)
+
+
+def test_sip_ocs_prices_collectives_on_its_job_circuits(micro):
+    # A ring of 8: exact gives every GPU both of its circuits to its successor.
+    fabric = SipOcs(switches=2, gbps=200.0)
+    t = simai_iteration_time(micro, fabric, 8)
+    assert t.exposed_comm_s == pytest.approx(2 * 7 / 8 * MICRO_BYTES * 8 / 200e9)
+    assert t.allocation.result.method == "exact"
+
+
+def test_direct_connect_is_at_least_the_port_bound(micro):
+    t = simai_iteration_time(micro, DirectConnect(2, 100.0), 8)
+    assert t.exposed_comm_s >= 2 * 7 / 8 * MICRO_BYTES * 8 / 200e9 * (1 - 1e-9)
+    assert math.isfinite(t.iteration_s)
+
+
+def test_fabrics_that_cannot_carry_the_moe_say_why(moe):
+    with pytest.raises(InfeasibleInstance, match=r"sends to 18 GPUs but has only 16 ports"):
+        simai_iteration_time(moe, SipOcs(16, 400.0), 384)
+    with pytest.raises(InfeasibleInstance, match=r"hops apart both ways round"):
+        simai_iteration_time(moe, SipRing(20), 384)
+
+
+def test_iteration_time_takes_either_kind_of_workload(micro, moe):
+    path = simai_data_path("microAllReduce.txt")
+    fabric = ElectFlat(800.0)
+    direct = simai_iteration_time(micro, fabric, 8)
+    for spec in (micro, path, str(path), "simai-micro"):
+        assert fabrics.iteration_time(spec, fabric, gpus=8).iteration_s == direct.iteration_s
+    t = fabrics.iteration_time("resnet50", fabric, gpus=8, k=1, l=8)
+    assert t.total_s > 0
+    with pytest.raises(InvalidInstance, match=r"k = 1: a traffic workload .* carries its own"):
+        fabrics.iteration_time(micro, fabric, gpus=8, k=1, l=8)
+    with pytest.raises(InvalidInstance, match=r"resnet50 is an op-graph workload: give k and l"):
+        fabrics.iteration_time("resnet50", fabric, gpus=8)
+    with pytest.raises(InvalidInstance, match=r"apply only to traffic workloads"):
+        fabrics.iteration_time("resnet50", fabric, gpus=8, k=1, l=8, mode="serial")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"mode": "fast"}, r"mode = 'fast': must be one of serial, concurrent"),
+    ({"overlap": {"XP": 0.5}}, r"overlap = 'XP': is not a group"),
+    ({"overlap": {"TP": 1.5}}, r"overlap\[TP\] = 1.5"),
+    ({"pp_overlap": -1}, r"pp_overlap = -1"),
+    ({"efficiency": "/no/such/folder"}, r"cannot read"),
+])
+def test_bad_options_are_one_line_errors(micro, kwargs, message):
+    with pytest.raises(InvalidInstance, match=message):
+        simai_iteration_time(micro, ElectFlat(1.0), 8, **kwargs)
+
+
+def test_gpu_counts_the_parallelism_does_not_divide(moe):
+    with pytest.raises(InvalidInstance, match=r"gpus = 100: must be a multiple of TP\*PP = 24"):
+        simai_iteration_time(moe, simai_cluster(), 100)
+
+
+SMALL_MOE = parse_simai(
+    "T model_parallel_NPU_group: 2 ep: 4 pp: 2 vpp: 2 ga: 4 all_gpus: 64 pp_comm 4194304\n2\n"
+    "attention -1 1000 ALLGATHER 67108864 2000 REDUCESCATTER 67108864 3000 "
+    "REDUCESCATTER 134217728 7\n"
+    "moe -1 1000 ALLTOALL_EP 33554432 2000 ALLTOALL_EP 33554432 3000 "
+    "ALLGATHER_DP_EP 67108864 7\n")
+
+
+@given(nic=st.floats(1.0, 400.0), scale=st.floats(1.0, 64.0), nvlink=st.floats(10.0, 900.0))
+def test_faster_nics_never_slow_the_iteration(nic, scale, nvlink):
+    base = simai_iteration_time(SMALL_MOE, simai_cluster(nvlink, nic), 64)
+    faster = simai_iteration_time(SMALL_MOE, simai_cluster(nvlink, nic * scale), 64)
+    assert faster.iteration_s <= base.iteration_s * (1 + 1e-12)
+    # TP stays inside the servers: NICs do not change it.
+    assert faster.exposed_by_group_s["TP"] == pytest.approx(base.exposed_by_group_s["TP"])
+    for t in (base, faster):
+        assert t.iteration_s == pytest.approx(t.compute_s + t.exposed_comm_s + t.bubble_s)
+        assert t.exposed_comm_s == pytest.approx(sum(t.exposed_by_group_s.values()))
+
+
+def test_units():
+    assert gib_per_s_to_gbps(1.0) == 8 * 2 ** 30 / 1e9
+    assert isinstance(simai_cluster(), ElectCluster)
