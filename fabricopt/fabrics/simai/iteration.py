@@ -190,8 +190,14 @@ class SimAIIterationTime:
     gpus : int
     fabric : Fabric
     workload : SimAIWorkload
-    allocation : Allocation
-        The fabric configured for the whole iteration's traffic.
+    allocation : Allocation or None
+        The fabric configured for the whole iteration's traffic (None under the
+        ``simai`` rules, which price no fabric).
+    rules : str
+        ``physical`` (the fabric's links) or ``simai`` (SimAI-Analytical's rules,
+        :mod:`~fabricopt.fabrics.simai.analytical`).
+    notes : tuple of str
+        Where the rules depart from the cluster's physics, and why.
     """
 
     iteration_s: float
@@ -204,7 +210,9 @@ class SimAIIterationTime:
     gpus: int
     fabric: Fabric
     workload: SimAIWorkload = field(repr=False)
-    allocation: Allocation = field(repr=False)
+    allocation: Allocation | None = field(repr=False)
+    rules: str = "physical"
+    notes: tuple = ()
 
     @property
     def total_s(self) -> float:
@@ -218,15 +226,19 @@ class SimAIIterationTime:
                 "compute_s": self.compute_s, "exposed_comm_s": self.exposed_comm_s,
                 "exposed_comm_by_group_s": self.exposed_by_group_s,
                 "comm_by_group_s": self.comm_by_group_s, "bubble_s": self.bubble_s,
-                "iteration_s": self.iteration_s}
+                "iteration_s": self.iteration_s, "rules": self.rules, "notes": list(self.notes)}
 
 
 def _overlaps(overlap: Mapping | None) -> dict[str, float]:
+    """Overlap by group; DP_EP (the expert weights' DP) takes DP's unless given."""
+    given = dict(overlap or {})
     out = {g: 0.0 for g in _COLLECTIVE_GROUPS}
-    for key, value in dict(overlap or {}).items():
+    for key, value in given.items():
         if key not in out:
             fail("overlap", key, f"is not a group (groups: {', '.join(_COLLECTIVE_GROUPS)})")
         out[key] = as_float(f"overlap[{key}]", value, minimum=0.0, maximum=1.0)
+    if "DP_EP" not in given:
+        out["DP_EP"] = out["DP"]
     return out
 
 
@@ -265,7 +277,7 @@ def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
         Collective pricing (module docstring).
     overlap : mapping, optional
         Fraction of each group's communication hidden behind compute, by group
-        (``DP``, ``DP_EP``, ``TP``, ``EP``); default 0.
+        (``DP``, ``DP_EP``, ``TP``, ``EP``); default 0, ``DP_EP`` default ``DP``'s.
     pp_overlap : float
         The same for pipeline traffic; default 1 (SimAI's ``-pp_o 1``: none exposed).
     efficiency : "simai", "none", None, Efficiency or a folder path
