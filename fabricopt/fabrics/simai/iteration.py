@@ -40,19 +40,24 @@ How a fabric delivers a traffic:
   :class:`~fabricopt.fabrics.models.ElectFlat`,
   :class:`~fabricopt.fabrics.models.FatTree`) price each traffic alone in closed form
   (fluid: the busiest of GPU ports, server NICs, edge uplinks);
-- fabrics configured by a solver (SiP-OCS by ``circuits``, SiP-Ring by
-  ``wavelengths``, direct-connect by ``topology``) are configured **once**, for the
-  whole iteration's traffic (SiP-ML §3.3 configures the OCS once per job; TopoOpt
-  §4 once per job), and a traffic's time is the problem kind's own ``evaluate`` of that
-  traffic on that configuration (circuits / lightpaths dedicated to a pair; host
-  forwarding over the chosen routes), with the fabric's own scaling (SiP-Ring's duty
-  cycle). Direct-connect gets the job's real collective groups
-  (:class:`MutableRingDelivery`): every TP, DP, DP_EP and EP ring collective is an
-  AllReduce group whose ring order TopoOpt chooses (§4.3, mutability), all-to-all and
-  pipeline bytes its point-to-point traffic, so its degree shapes the topology. The OCS's 10 ms reconfiguration is per job, not per iteration, and is left
-  out. A fabric that cannot carry the traffic raises
-  :class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair
-  beyond reach).
+- fabrics configured by a solver (SiP-OCS by ``circuits``, direct-connect by
+  ``topology``) are configured **once**, for the whole iteration's traffic (SiP-ML §3.3
+  configures the OCS once per job; TopoOpt §4 once per job), and a traffic's time is
+  the problem kind's own ``evaluate`` of that traffic on that configuration (circuits
+  dedicated to a pair; host forwarding over the chosen routes). The OCS's 10 ms
+  reconfiguration is per job, not per iteration, and is left out. Direct-connect gets
+  the job's real collective groups (:class:`MutableRingDelivery`): every TP, DP, DP_EP
+  and EP ring collective is an AllReduce group whose ring order TopoOpt chooses (§4.3,
+  mutability), all-to-all and pipeline bytes its point-to-point traffic, so its degree
+  shapes the topology;
+- SiP-Ring (``wavelengths``) retunes in 25 us and is reconfigured per collective phase
+  (:class:`PerPhaseDelivery`): each collective gets its own lightpaths, in rounds when
+  one configuration cannot carry it, each round paying one retuning, on top of the
+  ring's duty cycle.
+
+A fabric that cannot carry the traffic raises
+:class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair beyond
+reach).
 
 Why this is SimAI-Analytical on Elect-Cluster: SimAI prices a collective at a bus
 bandwidth — TP on NVLink; DP AllGather / ReduceScatter over the NICs of the group's
