@@ -220,7 +220,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
 
 
 register_experiment(Experiment(
-    name="simai", version=1, title="SimAI workload: the MoE job on every fabric",
+    name="simai", version=2, title="SimAI workload: the MoE job on every fabric",
     summary="SimAI's example MoE workload (AICB) priced as SimAI-Analytical does on every "
             "fabric at 384/768/1536 GPUs, a bandwidth sweep with figure, its traffic",
     plan=_plan, render=_render))
