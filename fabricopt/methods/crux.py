@@ -80,7 +80,8 @@ register_method("crux", "crux", crux, honours_time_limit=True, options=(
     Option("compression", str, "dp",
            "compression step: dp (the paper's Algorithm 1) or exact (the optimal K-cut)",
            choices=heuristics.COMPRESSIONS)))
-register_method("crux", "ecmp", ecmp, options=())
+register_method("crux", "ecmp", ecmp, options=(),
+                time_limit_note="one hashed path per flow: no search to cut short")
 register_method("crux", "sincronia", sincronia, honours_time_limit=True, options=(LOAD,))
 register_method("crux", "varys", varys, honours_time_limit=True, options=(LOAD,))
 register_method("crux", "enumerate", enumerate_, exact=True, honours_time_limit=True, options=(
