@@ -11,6 +11,7 @@ from typing import Mapping
 from fabricopt.errors import (InfeasibleInstance, InvalidInstance, InvalidOption, InvalidSolution,
                               SolverUnavailable)
 from fabricopt.problems import instance_from_dict, kind_of
+from fabricopt.problems.tolerances import agree, overshoot
 from fabricopt.methods.registry import get_method
 from fabricopt.methods.result import LIMITS, Result, SolverOutput, relative_gap
 
@@ -18,13 +19,6 @@ __all__ = ["solve"]
 
 _log = logging.getLogger(__name__)
 
-# A reported bound may overshoot the objective by solver tolerances; beyond this it is wrong.
-_BOUND_RTOL = 1e-6
-# Bounds this close are the same argument's (a MILP's dual bound resting on the kind's).
-_SAME_RTOL = 1e-9
-# An optimality proof holds if its bound and the re-scored objective agree this closely:
-# a MILP's feasibility tolerance (1e-7 on a model scaled to ~1) moves a makespan by ~1e-6.
-_PROOF_RTOL = 1e-5
 
 
 def _call(method, instance, time_limit, seed, options):
@@ -191,13 +185,14 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         if status == "optimal":
             stopped["bound_source"] = "optimal"   # the proof is the tightest bound
     if bound is not None:
-        over = (bound - objective) if kind.sense == "min" else (objective - bound)
-        if over > _BOUND_RTOL * max(abs(objective), abs(bound)) + 1e-12:
+        # one tolerance (problems/tolerances.py): beyond it the bound is wrong
+        if overshoot(kind.sense, bound, objective):
             info["message"] = (f"method {record.name!r} reported bound {bound!r} on the wrong "
                                f"side of objective {objective!r}")
             return result("error", solution=solution, objective=objective, info=info,
                           runtime=runtime)
-        if over > 0:  # within solver tolerance: the objective is the bound
+        if (bound - objective if kind.sense == "min" else objective - bound) > 0:
+            # within CERTIFY_RTOL: the objective is the bound
             bound = objective
     return result(status, solution, objective, bound, info, runtime)
 
@@ -218,7 +213,7 @@ def _certify(record, sense: str, objective: float, own: float | None, bound: flo
         info["optimality"] = (f"method {record.name!r} is not declared exact and claimed "
                               f"optimal without a bound: reported feasible")
         return "feasible", bound
-    if abs(own - objective) <= _PROOF_RTOL * max(abs(own), abs(objective)) + 1e-12:
+    if agree(own, objective):
         return "optimal", objective
     info["optimality"] = (f"method {record.name!r} claimed optimal with bound {own!r}, but "
                           f"its solution evaluates to {objective!r}: reported feasible")
@@ -246,7 +241,7 @@ def _kind_bound(kind, instance, bound: float | None, stopped: dict) -> float | N
         return bound
     tighter = _tighter(kind.sense, bound, float(theirs))
     # a method's bound that only matches the kind's (to rounding) is the kind's argument
-    if bound is None or tighter != bound or math.isclose(bound, theirs, rel_tol=_SAME_RTOL):
+    if bound is None or tighter != bound or agree(bound, theirs):
         stopped["bound_source"] = getattr(theirs, "source",
                                           kind.bound_name or f"{kind.name} bound")
     return tighter
