@@ -41,6 +41,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from fabricopt.algorithms.crux.baselines import capped_sim_jobs
 from fabricopt.algorithms.crux.crux import ecmp, select_paths
 from fabricopt.bench.scenario import load_scenario
 from fabricopt.errors import InvalidArgument
@@ -232,17 +233,19 @@ def load_case(figure: str, index: int, **overrides) -> Case:
     return Case(case["label"], instance, models, case.get("paper") or {})
 
 
-def replay(instance: CruxInstance, solution: CruxSolution, *, jitter: float, seed: int
-           ) -> tuple[float, list[float]]:
+def replay(instance: CruxInstance, solution: CruxSolution, *, jitter: float, seed: int,
+           caps_gbps: Mapping[str, tuple] | None = None) -> tuple[float, list[float]]:
     """Utilization and each job's busy fraction (compute seconds over the window) of
-    ``solution`` under ``jitter`` drawn from ``seed``.
+    ``solution`` under ``jitter`` drawn from ``seed``; ``caps_gbps`` (job id -> one
+    rate cap per flow) replays a rate-allocating scheduler such as Varys.
 
     A job's throughput is its busy fraction over its mean compute per iteration, so its
     JCT for a fixed number of iterations is inversely proportional to the busy fraction:
     the JCT change between two schedules is the ratio of busy fractions, counted from
     the work done rather than from whole iterations finished in the window.
     """
-    jobs = sim_jobs(instance, solution.path, solution.level)
+    jobs = (sim_jobs(instance, solution.path, solution.level) if caps_gbps is None
+            else capped_sim_jobs(instance, solution, caps_gbps))
     result = simulate(instance.links, jobs, instance.warmup, instance.window, jitter=jitter,
                       seed=seed, names=instance.ids)
     busy = (result.compute_s / result.window_s).tolist()
