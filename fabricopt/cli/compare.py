@@ -150,7 +150,7 @@ def _overlap_option(text: str) -> dict:
 
 
 def _cmd_compare_simai(args, workload) -> int:
-    from fabricopt.fabrics import comparison as cmp
+    from fabricopt.bench.plots import iteration_vs_bandwidth
     from fabricopt.fabrics.simai import comparison as scmp
 
     fabrics = [f.strip() for f in (args.fabrics or "elect-cluster").split(",") if f.strip()]
@@ -173,12 +173,13 @@ def _cmd_compare_simai(args, workload) -> int:
         with open(f"{prefix}.md", "w") as f:
             f.write(table + "\n")
         scmp.write_simai_csv(rows, f"{prefix}.csv")
-        cmp.plot(rows, f"{prefix}.png")
-        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+        iteration_vs_bandwidth(rows, f"{prefix}.png")
+        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
     return 0
 
 
 def run(args, extra=()) -> int:
+    from fabricopt.bench.plots import iteration_vs_bandwidth
     from fabricopt.fabrics import comparison as cmp
     from fabricopt.fabrics.resolve import is_traffic_workload, resolve_workload
     from fabricopt.fabrics.workloads import A100_MEMORY_BYTES
@@ -219,7 +220,7 @@ def run(args, extra=()) -> int:
     with open(f"{prefix}.md", "w") as f:
         f.write(parameters + "\n\n" + table + "\n")
     cmp.write_csv(rows, f"{prefix}.csv")
-    cmp.plot(rows, f"{prefix}.png")
+    iteration_vs_bandwidth(rows, f"{prefix}.png")
     print(table)
-    print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+    print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
     return 0

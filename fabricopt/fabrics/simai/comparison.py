@@ -62,8 +62,8 @@ BROADCAST           a chain: the buffer on every hop    no communication
 
 No fabric here has an NVLink domain but ``elect-cluster``: the what-if is the job's
 whole traffic on the optical or flat fabric (SiP-ML's premise).
-:func:`~fabricopt.fabrics.comparison.plot` draws the rows (iteration time against
-per-GPU bandwidth).
+:func:`fabricopt.bench.plots.iteration_vs_bandwidth` draws the rows (iteration time
+against per-GPU bandwidth).
 
 Examples
 --------
