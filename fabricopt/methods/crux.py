@@ -88,8 +88,10 @@ register_method("crux", "crux", crux, honours_time_limit=True, options=(
     Option("compression", str, "dp",
            "compression step: dp (the paper's Algorithm 1) or exact (the optimal K-cut)",
            choices=heuristics.COMPRESSIONS)))
-register_method("crux", "ecmp", ecmp, options=())
-register_method("crux", "sincronia", sincronia, options=())
+register_method("crux", "ecmp", ecmp, options=(),
+                time_limit_note="one hashed path per flow: no search to cut short")
+register_method("crux", "sincronia", sincronia, options=(),
+                time_limit_note="one BSSI ordering on hashed paths: no search to cut short")
 register_method("crux", "sincronia-levels", sincronia_levels, honours_time_limit=True,
                 options=(LOAD,))
 register_method("crux", "varys-levels", varys_levels, honours_time_limit=True, options=(LOAD,))
