@@ -370,34 +370,27 @@ def _render_sensitivity(rows: list[dict], folder: Path) -> list[str]:
 
 
 def _plot_sensitivity(grid: dict, folder: Path) -> Path | None:
-    import matplotlib
+    from fabricopt.bench.style import figure, legend_outside, line_style, log_axis, save
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    for factor in SENSITIVITY["bytes"]:
-        points = [(o, grid[o, factor]) for o in SENSITIVITY["oversubscription"]
-                  if (o, factor) in grid]
+    fig, ax = figure("GPU utilization gain over ECMP (%)",
+                     "uplink oversubscription (NIC : uplink bandwidth per ToR)")
+    overs = SENSITIVITY["oversubscription"]
+    for k, factor in enumerate(SENSITIVITY["bytes"]):
+        points = [(o, grid[o, factor]) for o in overs if (o, factor) in grid]
         if not points:
             continue
-        line, = ax.plot([o for o, _ in points], [v[0] * 100 for _, v in points], "o-",
-                        label=f"crux, bytes x{factor:g}")
-        ax.plot([o for o, _ in points], [v[1] * 100 for _, v in points], ":",
-                color=line.get_color(), label=f"headroom, bytes x{factor:g}")
+        style = line_style(k)
+        ax.plot([o for o, _ in points], [v[0] * 100 for _, v in points],
+                label=f"crux, bytes x{factor:g}", **style)
+        ax.plot([o for o, _ in points], [v[1] * 100 for _, v in points],
+                color=style["color"], linestyle=":", linewidth=1.0,
+                label=f"headroom (ideal), bytes x{factor:g}")
     if (1.0, 1.0) in grid:
-        ax.plot([1.0], [grid[1.0, 1.0][0] * 100], "k*", markersize=14,
-                label="paper's operating point")
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("uplink oversubscription (NIC : uplink bandwidth per ToR)")
-    ax.set_ylabel("GPU utilization gain over ECMP (%)")
-    ax.set_title("Crux Fig. 19 (GPT-32 + 4 x BERT-8): where the gain appears")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    path = folder / "crux-sensitivity.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+        ax.plot([1.0], [grid[1.0, 1.0][0] * 100], marker="*", color="#000000",
+                markersize=10, linestyle="none", label="the paper's testbed point")
+    log_axis(ax, "x", overs)
+    legend_outside(ax)
+    return save(fig, folder / "crux-sensitivity.png")[0]
 
 
 def _render_microbench(rows: list[dict]) -> list[str]:
@@ -425,7 +418,7 @@ def _render_microbench(rows: list[dict]) -> list[str]:
 
 
 register_experiment(Experiment(
-    name="crux", version=2, title="Crux: co-located jobs on the paper's testbed",
+    name="crux", version=3, title="Crux: co-located jobs on the paper's testbed",
     summary="Figs. 19-20 co-locations on the 96-GPU testbed: crux vs ECMP with the ideal and "
             "the capacity bound; gain vs oversubscription and bytes; the §4.4 microbenchmark",
     plan=_plan, render=_render, paper="Crux, SIGCOMM 2024, §2.2, §4.4 and §6 (Figs. 19-20)"))
