@@ -10,6 +10,9 @@
   with :mod:`~fabricopt.fabrics.simai.efficiency` (SimAI's efficiency tables) and
   :mod:`~fabricopt.fabrics.resolve` (one name space for both kinds of workload).
 - :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
+- :mod:`~fabricopt.fabrics.strategies`: per-operator parallelization (data, model or
+  hybrid per op) and the traffic it implies; :mod:`~fabricopt.fabrics.cosearch`:
+  TopoOpt's alternating strategy and topology search.
 
 Examples
 --------
