@@ -35,7 +35,9 @@ def add_parser(sub) -> None:
     p.add_argument("--k", default=None, metavar="K,...",
                    help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
     p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
-    p.add_argument("--switches", type=int, default=16, help="OCSs of sip-ocs (default 16)")
+    p.add_argument("--switches", type=int, default=None,
+                   help="OCSs of sip-ocs (default 16; for a traffic workload, more if its "
+                        "busiest GPU has more peers)")
     p.add_argument("--degree", type=int, default=4, help="links per node of direct-connect")
     p.add_argument("--gpu-tflops", type=float, default=156.0,
                    help="effective TFLOP/s per GPU (default 156: an A100 at 50%% of peak)")
@@ -75,7 +77,8 @@ def _add_simai_options(p) -> None:
     p.add_argument("--time-unit-s", type=float, default=1e-9,
                    help="simai: seconds per compute tick of the file (default 1e-9)")
     p.add_argument("--max-hops", type=int, default=None,
-                   help="simai: lightpath reach of sip-ring (default 16)")
+                   help="simai: lightpath reach of sip-ring (default 16, or the job's "
+                        "farthest pair if farther)")
     p.add_argument("--json", action="store_true",
                    help="simai: print the rows as JSON (files only with --out)")
 
@@ -197,6 +200,7 @@ def run(args, extra=()) -> int:
                                       f"{workload.name} is an op-graph workload")
     args.bandwidths = args.bandwidths or "128,256,512,1024,2048,4096,8192"
     args.fabrics = args.fabrics or "elect-flat,elect-cluster-400,sip-ocs,sip-ring"
+    args.switches = 16 if args.switches is None else args.switches
     per_node = args.gpus_per_node
     if per_node < 1:
         raise InvalidArgument(f"--gpus-per-node = {per_node}: must be >= 1")
@@ -208,7 +212,8 @@ def run(args, extra=()) -> int:
         [f.strip() for f in args.fabrics.split(",") if f.strip()],
         k_values=None if args.k is None else _numbers(args.k, "k", int), max_k=args.max_k,
         tau_s=args.tau_us * 1e-6, gpu_flops=args.gpu_tflops * 1e12 * per_node,
-        memory_bytes=A100_MEMORY_BYTES * per_node, switches=args.switches, degree=args.degree,
+        memory_bytes=A100_MEMORY_BYTES * per_node,
+        switches=args.switches, degree=args.degree,
         seed=args.seed, progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
     prefix = args.out or f"compare-{args.workload}-{args.gpus}"
     table = cmp.markdown_table(rows, legend=True)
