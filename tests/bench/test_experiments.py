@@ -250,29 +250,67 @@ def test_bounds_optimum_task_never_certifies_above_the_proven_optimum():
     assert out["source"] and out["milp_bound"] <= out["value"] * (1 + 1e-9)
 
 
-def test_sipml_claims_say_where_the_headline_holds_and_why_not():
+def test_sipml_plans_the_scenario_and_its_artifact_strategies():
     from fabricopt.bench.experiments import sipml
-    from fabricopt.fabrics.accuracy import load_steps_table
 
-    def point(seconds, k, l):
-        return {"iteration_s": seconds, "k": k, "l": l}
+    v = sipml.scenario().values
+    for quick in (True, False):
+        specs = sipml._plan("sipml@2", quick)
+        gpus = v["quick"]["gpus"] if quick else v["gpus"]
+        assert {s.params["gpus"] for s in specs} == {gpus}
+        assert {s.params["memory_bytes"] for s in specs} == {32e9}
+        assert {s.params["tau_s"] for s in specs} == {1e-5}
+        fixed = [s for s in specs if s.params.get("k_values")]
+        assert sorted((s.params["workload"], s.params["k_values"], s.params["global_batch"])
+                      for s in fixed) == [("megatron", [8], 1024), ("resnet50", [8], 8192),
+                                          ("transformer", [8], 1024)]
+        assert len({s.instance_id for s in specs}) == len(specs)
+    assert v["bandwidths_gbps"] == [128, 256, 512, 1024, 2048, 4096, 8192]
 
-    curves = {"megatron": {("elect-cluster-400", 256.0): point(2.0, 8, 8),
-                           ("sip-ocs", 256.0): point(4.0, 4, 16),
-                           ("elect-cluster-400", 1024.0): point(2.0, 8, 8),
-                           ("sip-ocs", 1024.0): point(1.0, 8, 8)}}
-    tta = {"megatron": {("sip-ocs", 256.0): (4.0, 1024, None),
-                        ("elect-cluster-400", 256.0): (2.0, 1024, None)}}
-    text = "\n".join(sipml._claims_lines(curves, tta))
-    assert ("megatron: SiP-OCS over Elect-Cluster 400 per iteration 0.50x to 2.00x (wins at "
-            "some points); chosen (k, l): SiP-OCS 4x16 against Elect-Cluster 8x8; SiP-OCS 8x8 "
-            "against Elect-Cluster 8x8.") in text
-    assert "same global batch on SiP-OCS and Elect-Cluster 400 at 1 of 1 points" in text
-    assert "the shipped steps tables of megatron need the same samples" in text
-    penalised = load_steps_table({"workload": "x", "target": "t", "source": "s",
-                                  "points": [[256, 1e5], [1024, 4e4]]})
-    assert not sipml._samples_constant(penalised)
-    assert sipml._claims_lines({}, {}) == []
+
+def test_sipml_scenario_matches_the_fabrics_it_builds():
+    from fabricopt.bench.experiments import sipml
+    from fabricopt.fabrics.comparison import make_fabric
+
+    v = sipml.scenario().values
+    cluster = make_fabric("elect-cluster-200", 1024.0, 64)
+    assert cluster.gpus_per_server == v["elect_cluster"]["gpus_per_server"]
+    assert [make_fabric(f"elect-cluster-{g}", 1.0, 8).inter_gbps
+            for g in v["elect_cluster"]["inter_server_gbps"]] == [200.0, 400.0]
+    ocs = make_fabric("sip-ocs", 1024.0, 64, switches=v["sip_ocs"]["switches"])
+    assert (ocs.switches, ocs.reconfig_s) == (16, v["sip_ocs"]["reconfig_s"])
+    ring = make_fabric("sip-ring", 2000.0, 64)
+    r = v["sip_ring"]
+    assert (ring.wavelength_gbps, ring.max_hops, ring.reconfig_s, ring.interval_s) == (
+        r["wavelength_gbps"], r["max_hops"], r["reconfig_s"], r["interval_s"])
+    assert ring.wavelengths == v["teraphy"]["wavelengths"]
+
+
+def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
+    from fabricopt.bench.experiments import sipml
+
+    def point(fabric, gbps, batch, seconds, k=8, l=8):
+        return {"workload": "transformer", "fabric": fabric, "gbps": gbps,
+                "global_batch": batch, "iteration_s": seconds, "k": k, "l": l}
+
+    search = [point("sip-ocs", 1024.0, 1024, 1.0), point("elect-cluster-400", 1024.0, 1024, 3.0),
+              point("elect-cluster-200", 1024.0, 1024, 5.0),
+              point("elect-flat-half", 1024.0, 1024, 0.3),
+              point("sip-ocs", 1024.0, 2048, 0.6, 4, 16),
+              point("elect-cluster-400", 1024.0, 2048, 2.5, 1, 64)]
+    fixed = [point("sip-ocs", 1024.0, 1024, 1.5)]
+    rows = [{"status": "feasible", "sizes": {"global_batch": 1024}, "info": {"rows": search}},
+            {"status": "feasible", "sizes": {"k_values": [8]}, "info": {"rows": fixed}},
+            {"status": "error", "sizes": {}, "info": {}}]
+    searched, kept = sipml.read_points(rows)
+    assert len(searched["transformer"]) == 6 and len(kept["transformer"]) == 1
+    text = sipml._render(rows, tmp_path, quick=True)
+    assert "| `gpus` | 1024 | paper: SiP-ML §4.3, Fig. 5 (N = 1024 GPUs) |" in text
+    # batch 2048 needs fewer steps than 1024 (critical batch 2048) and is faster: chosen
+    assert "4x16 b2048" in text and "1x64 b2048" in text
+    assert "SiP-OCS at B at least as fast as Elect-Flat at B/2 at 0 of 1 points" in text
+    assert "| 3.00 | 5.00 | NO |" in text        # iteration ratios at batch 1024, B/2 fails
+    assert (tmp_path / "sipml-time-to-accuracy.csv").exists()
 
 
 def test_speed_points_keep_the_least_of_their_timed_calls():
