@@ -67,6 +67,9 @@ def _add_simai_options(p) -> None:
                         "e.g. DP=0.5,TP=0 (groups DP, DP_EP, TP, EP; default 0)")
     p.add_argument("--pp-overlap", type=float, default=1.0,
                    help="simai: the same for pipeline traffic (default 1: none exposed)")
+    p.add_argument("--rules", choices=("physical", "simai"), default="physical",
+                   help="simai: price elect-cluster on its links (physical) or by "
+                        "SimAI-Analytical's own rules, to reproduce its figures (simai)")
     p.add_argument("--efficiency", default="simai", metavar="simai|none|DIR",
                    help="simai: collective efficiency tables (default SimAI's own)")
     p.add_argument("--time-unit-s", type=float, default=1e-9,
@@ -85,7 +88,7 @@ def _numbers(text: str, name: str, kind=float) -> list:
 
 
 #: ``compare`` options that only traffic (SimAI) workloads read.
-_SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode",
+_SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode", "rules",
                "overlap", "pp_overlap", "efficiency", "time_unit_s", "max_hops", "json")
 # What only the op-graph model (SiP-ML's placement and (k, l) search) reads.
 _SIPML_ONLY = ("k", "max_k", "gpu_tflops", "gpus_per_node", "tau_us", "seed")
@@ -144,7 +147,7 @@ def _overlap_option(text: str) -> dict:
 
 
 def _cmd_compare_simai(args, workload) -> int:
-    from fabricopt.fabrics import comparison as cmp
+    from fabricopt.bench.plots import iteration_vs_bandwidth
     from fabricopt.fabrics.simai import comparison as scmp
 
     fabrics = [f.strip() for f in (args.fabrics or "elect-cluster").split(",") if f.strip()]
@@ -155,7 +158,7 @@ def _cmd_compare_simai(args, workload) -> int:
         nics_per_server=args.nics_per_server, gpus_per_server=args.gpus_per_server,
         mode=args.mode, overlap=_overlap_option(args.overlap), pp_overlap=args.pp_overlap,
         efficiency=args.efficiency, switches=args.switches, degree=args.degree,
-        max_hops=args.max_hops,
+        max_hops=args.max_hops, rules=args.rules,
         progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
     table = scmp.simai_markdown_table(rows)
     if args.json:
@@ -167,12 +170,13 @@ def _cmd_compare_simai(args, workload) -> int:
         with open(f"{prefix}.md", "w") as f:
             f.write(table + "\n")
         scmp.write_simai_csv(rows, f"{prefix}.csv")
-        cmp.plot(rows, f"{prefix}.png")
-        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+        iteration_vs_bandwidth(rows, f"{prefix}.png")
+        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
     return 0
 
 
 def run(args, extra=()) -> int:
+    from fabricopt.bench.plots import iteration_vs_bandwidth
     from fabricopt.fabrics import comparison as cmp
     from fabricopt.fabrics.resolve import is_traffic_workload, resolve_workload
     from fabricopt.fabrics.workloads import A100_MEMORY_BYTES
@@ -211,7 +215,7 @@ def run(args, extra=()) -> int:
     with open(f"{prefix}.md", "w") as f:
         f.write(parameters + "\n\n" + table + "\n")
     cmp.write_csv(rows, f"{prefix}.csv")
-    cmp.plot(rows, f"{prefix}.png")
+    iteration_vs_bandwidth(rows, f"{prefix}.png")
     print(table)
-    print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png", file=sys.stderr)
+    print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
     return 0

@@ -13,10 +13,14 @@ from typing import Any, Mapping
 
 from fabricopt.errors import InvalidArgument, InvalidSolution
 
-__all__ = ["STATUSES", "SolverOutput", "Result", "relative_gap"]
+__all__ = ["STATUSES", "LIMITS", "SolverOutput", "Result", "relative_gap"]
 
 #: The statuses of docs/envelope.rst.
 STATUSES = ("optimal", "feasible", "infeasible", "no_solution", "error")
+#: Why a run stopped (``Result.limit``): it ran to its end (``"none"``), a time limit
+#: stopped it or it ran past one (``"time"``), or a budget of work (branch-and-bound
+#: nodes, iterations, evaluations) ran out (``"work"``).
+LIMITS = ("none", "time", "work")
 
 
 @dataclass(frozen=True)
@@ -35,16 +39,22 @@ class SolverOutput:
         A proven bound on the optimum: lower when minimizing, upper when maximizing.
     info : dict
         JSON-serializable details (nodes, rounds, solver version, ...).
+    limit : str or None
+        Why the method stopped, one of :data:`LIMITS`; None lets ``solve`` infer it (a
+        run past ``time_limit`` is ``"time"``, anything else ``"none"``).
     """
 
     solution: Any = None
     status: str = "feasible"
     bound: float | None = None
     info: dict = field(default_factory=dict)
+    limit: str | None = None
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise InvalidArgument(f"status = {self.status!r}: must be one of {', '.join(STATUSES)}")
+        if self.limit is not None and self.limit not in LIMITS:
+            raise InvalidArgument(f"limit = {self.limit!r}: must be one of {', '.join(LIMITS)}")
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
@@ -89,6 +99,15 @@ class Result:
     solution : solution object or None
     info : dict
         Details; ``info["message"]`` explains an ``error`` or ``infeasible`` status.
+    limit : str
+        Why the run stopped, one of :data:`LIMITS`: ``"none"`` (it ran to its end),
+        ``"time"`` (the time limit stopped it, or it ran past the limit) or ``"work"``
+        (a budget of nodes, iterations or evaluations ran out). A result stopped by a
+        limit may hold a worse answer, or a weaker bound, than the method can give.
+    bound_source : str or None
+        Which argument gave ``bound``: a bound's name (``"port-load"``,
+        ``"critical-path"``, ``"milp-dual"`` …), ``"optimal"`` when the bound is the
+        certified optimum, None without a bound.
     """
 
     problem: str
@@ -101,6 +120,8 @@ class Result:
     runtime_s: float
     solution: Any = None
     info: dict = field(default_factory=dict)
+    limit: str = "none"
+    bound_source: str | None = None
 
     @property
     def message(self) -> str:
@@ -117,6 +138,7 @@ class Result:
             "problem": self.problem, "method": self.method, "status": self.status,
             "sense": self.sense, "objective": self.objective, "bound": self.bound,
             "gap": self.gap, "runtime_s": self.runtime_s,
+            "limit": self.limit, "bound_source": self.bound_source,
             "solution": None if self.solution is None else self.solution.to_dict(),
             "info": self.info,
         }
@@ -172,6 +194,14 @@ def _envelope_fields(data: Any) -> dict[str, Any]:
         out[key] = None if value is None else as_float(key, value, error=InvalidSolution)
     out["runtime_s"] = as_float("runtime_s", require(data, "runtime_s", InvalidSolution),
                                 minimum=0.0, error=InvalidSolution)
+    limit = data.get("limit", "none")   # optional: "none" when left out
+    if limit not in LIMITS:
+        fail("limit", limit, f"must be one of {', '.join(LIMITS)}", InvalidSolution)
+    out["limit"] = limit
+    source = data.get("bound_source")
+    if source is not None and not isinstance(source, str):
+        fail("bound_source", source, "must be a string or null", InvalidSolution)
+    out["bound_source"] = source
     for key in ("solution", "info"):
         if data.get(key) is not None and not isinstance(data[key], Mapping):
             fail(key, data[key], "must be an object or null", InvalidSolution)

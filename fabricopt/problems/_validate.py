@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from fabricopt.errors import InvalidInstance
+from fabricopt.errors import InvalidInstance, printable
 
 __all__ = [
     "MIN_MAGNITUDE",
@@ -86,7 +86,9 @@ def _digits(n: int) -> str:
 
 def fail(field: str, value: Any, rule: str, error: type[Exception] = InvalidInstance):
     """Raise ``error`` with the message ``"<field> = <value>: <rule>"``, the value shown
-    by :func:`shown` (and an overlong field name cut likewise)."""
+    by :func:`shown` (and an overlong field name cut likewise; control characters of a
+    name taken from the input escaped by :func:`~fabricopt.errors.printable`)."""
+    field = printable(field)
     if len(field) > _MAX_FIELD_CHARS:
         field = field[:_MAX_FIELD_CHARS] + "…"
     raise error(f"{field} = {shown(value)}: {rule}")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Sequence
 
 from fabricopt.fabrics.workloads import get_workload
+from fabricopt.bench import style
 from fabricopt.bench.tasks import TaskSpec, register_task
 
 __all__ = ["compare_task", "curve_spec", "curve_points", "plot_curves", "figure_lines"]
@@ -81,36 +82,36 @@ def curve_points(rows: Sequence[dict], *, batches: bool = False) -> dict:
 def plot_curves(curves: dict[str, dict], fabrics: Sequence[str], path: Path, title: str,
                 labels: dict[str, str] | None = None, xlabel: str = "per-GPU bandwidth (Gbps)"
                 ) -> Path | None:
-    """One panel per workload: iteration time (log) against bandwidth (log2), a line per
-    fabric, as in SiP-ML Fig. 5 and TopoOpt Fig. 12."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """One panel per workload: iteration time (ms, log) against bandwidth (log, ticks at
+    the swept values), a line per fabric, as in SiP-ML Fig. 5 and TopoOpt Fig. 12; points
+    without an iteration time (infeasible) are marked on the panel's bottom edge. Writes
+    ``path`` (PNG) and its PDF twin; returns ``path``, or None without curves."""
     if not curves:
         return None
     labels = labels or {}
-    fig, axes = plt.subplots(1, len(curves), figsize=(4.2 * len(curves), 3.4), squeeze=False)
-    for ax, (workload, points) in zip(axes[0], sorted(curves.items())):
-        for fabric in fabrics:
-            xy = sorted((b, p["iteration_s"]) for (f, b), p in points.items()
-                        if f == fabric and p["iteration_s"] is not None)
+    n = len(curves)
+    fig, axes = style.figure("iteration time (ms)", xlabel, title=title, ncols=n,
+                             width_in=style.COLUMN_IN if n == 1 else max(style.PAGE_IN, 2.4 * n))
+    axes = axes if n > 1 else [axes]
+    for ax, (workload, points) in zip(axes, sorted(curves.items())):
+        times = []
+        for k, fabric in enumerate(fabrics):
+            name = labels.get(fabric, fabric)
+            mine = sorted((b, p) for (f, b), p in points.items() if f == fabric)
+            xy = [(b, p["iteration_s"] * 1e3) for b, p in mine if p["iteration_s"] is not None]
             if xy:
-                ax.plot([x for x, _ in xy], [y * 1e3 for _, y in xy], marker="o",
-                        markersize=3, label=labels.get(fabric, fabric))
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(workload)
-        ax.set_xlabel(xlabel)
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].set_ylabel("iteration time (ms)")
-    axes[0][-1].legend(fontsize=7)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+                times += [y for _, y in xy]
+                ax.plot([x for x, _ in xy], [y for _, y in xy], label=name,
+                        **style.line_style(k))
+            missing = [b for b, p in mine if p["iteration_s"] is None]
+            reason = next((p.get("note", "").split(":")[0] for b, p in mine
+                           if p["iteration_s"] is None and p.get("note")), "") or "infeasible"
+            style.mark_missing(ax, missing, k, f"{name}: {reason}")
+        style.log_axis(ax, "x", [b for (_, b) in points], ticks="data", most=5)
+        style.log_axis(ax, "y", times, ticks="round")
+        ax.set_title(workload, fontsize=style.FONT_PT)
+    style.legend_outside(fig if n > 1 else axes[0], where="below" if n > 1 else "right")
+    return style.save(fig, path)[0]
 
 
 def figure_lines(curves: dict[str, dict], fabrics: Sequence[str], folder: Path, stem: str,

@@ -152,7 +152,7 @@ def _reference_lines(table) -> list[str]:
 
 
 def _render(rows: list[dict], folder: Path, quick: bool) -> str:
-    from fabricopt.fabrics.comparison import plot
+    from fabricopt.bench.plots import iteration_vs_bandwidth
     from fabricopt.fabrics.simai.comparison import simai_markdown_table, write_simai_csv
 
     lines = []
@@ -168,7 +168,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     if sweep:
         write_simai_csv([r for r, _ in sweep], folder / "simai-sweep.csv")
         title = f"simai-moe on {_SWEEP_GPUS} GPUs (SimAI-Analytical composition)"
-        plot([r for r, _ in sweep], folder / "simai-sweep.png", title=title)
+        iteration_vs_bandwidth([r for r, _ in sweep], folder / "simai-sweep.png", title=title)
         gbps = sorted({r.gbps for r, _ in sweep})
         by = {(r.fabric, r.gbps): r for r, _ in sweep}
         body = [[f] + [None if by.get((f, g)) is None or by[(f, g)].iteration_s is None

@@ -23,10 +23,33 @@ they assume (each at per-GPU bandwidth B):
   and routes from ``topology``/``topoopt`` once for the job, host forwarding.
 - the other names of :data:`~fabricopt.fabrics.comparison.FABRIC_NAMES` as there.
 
+``rules`` chooses how ``elect-cluster`` is priced: ``physical`` (default) on the
+fabric's links by :func:`~fabricopt.fabrics.simai.iteration.simai_iteration_time`,
+``simai`` by SimAI-Analytical's own rules
+(:func:`~fabricopt.fabrics.simai.analytical.simai_analytical_time`: its figures, and in
+the row's ``note`` where its rules are not the cluster's physics). The two side by
+side (group ``n`` members, ``g`` GPUs and ``K`` NICs of ``B`` per server):
+
+==================  ==================================  ====================================
+case                ``physical``                        ``simai``
+==================  ==================================  ====================================
+ring over servers   fluid: each GPU port (NVLink) and   ``min(NV*m/(m-1), k*B)`` (NCCL's
+                    each server's NICs                  ring crosses m-1 NVLink hops a node)
+all-to-all          fluid, NVLink-capped per GPU        ``k*B/m*(n-1)/((nodes-1)*m)``, no cap
+EP over servers     its real servers                    ``TP*EP // g`` nodes (EP 12 = 1 node)
+DP inside a server  NVLink                              NICs (one member per server)
+small messages      10 us each                          10 ... 320 us at 2 ... 128 members,
+                                                        0 at other sizes
+ig collective       its own group                       the row's forward group
+``_EP`` wg coll.    the EP group                        over all DP members
+BROADCAST           a chain: the buffer on every hop    no communication
+``DP=`` overlap     DP, and DP_EP unless given          DP and DP_EP (``-dp_o``)
+==================  ==================================  ====================================
+
 No fabric here has an NVLink domain but ``elect-cluster``: the what-if is the job's
 whole traffic on the optical or flat fabric (SiP-ML's premise).
-:func:`~fabricopt.fabrics.comparison.plot` draws the rows (iteration time against
-per-GPU bandwidth).
+:func:`fabricopt.bench.plots.iteration_vs_bandwidth` draws the rows (iteration time
+against per-GPU bandwidth).
 
 Examples
 --------
@@ -48,12 +71,15 @@ from fabricopt.fabrics.comparison import FABRIC_NAMES, _fmt, make_fabric
 from fabricopt.fabrics.models import ElectCluster, Fabric, SipRing
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices
 from fabricopt.fabrics.resolve import is_traffic_workload, resolve_workload
-from fabricopt.fabrics.simai.iteration import (REPORT_GROUPS, gib_per_s_to_gbps,
+from fabricopt.fabrics.simai.analytical import SimAICluster, simai_analytical_time
+from fabricopt.fabrics.simai.iteration import (GIB_BYTES, REPORT_GROUPS, gib_per_s_to_gbps,
                                                simai_iteration_time)
 
-__all__ = ["SIMAI_FABRIC_NAMES", "SimAIRow", "make_simai_fabric", "compare_simai",
+__all__ = ["SIMAI_FABRIC_NAMES", "RULES", "SimAIRow", "make_simai_fabric", "compare_simai",
            "simai_markdown_table", "write_simai_csv", "simai_rows_json"]
 
+#: How ``elect-cluster`` is priced: on its links, or by SimAI-Analytical's rules.
+RULES = ("physical", "simai")
 #: Fabric names :func:`compare_simai` knows.
 SIMAI_FABRIC_NAMES = ("elect-cluster",) + FABRIC_NAMES
 
@@ -75,6 +101,7 @@ class SimAIRow:
     iteration_s: float | None
     cost_usd: float
     note: str = ""
+    rules: str = "physical"
 
 
 def make_simai_fabric(name: str, per_gpu_gbps: float, gpus: int, *, nvlink_GBps: float = 360.0,
@@ -107,7 +134,7 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
                   nic_GBps: float = 48.5, nics_per_server: int = 8, gpus_per_server: int = 8,
                   mode: str = "serial", overlap: Mapping | None = None,
                   pp_overlap: float = 1.0, efficiency="simai", switches: int = 16,
-                  degree: int = 4, max_hops: int | None = None,
+                  degree: int = 4, max_hops: int | None = None, rules: str = "physical",
                   prices: Prices = DEFAULT_PRICES,
                   progress: Callable[[str], None] | None = None) -> list[SimAIRow]:
     """The iteration breakdown of a traffic workload on every fabric and bandwidth.
@@ -128,6 +155,9 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
         See :func:`~fabricopt.fabrics.simai.iteration.simai_iteration_time`.
     switches, degree, max_hops, prices
         See :func:`make_simai_fabric`.
+    rules : {"physical", "simai"}
+        How ``elect-cluster`` is priced (module docstring); ``simai`` prices no other
+        fabric and only in ``serial`` mode.
     progress : callable, optional
         Called with a line per finished point.
 
@@ -143,6 +173,16 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
                                         "fabrics.compare (the SiP-ML model)")
     gpus = as_int("gpus", gpus, minimum=1)
     workload.group_sizes(gpus)
+    if rules not in RULES:
+        fail("rules", rules, f"must be one of {', '.join(RULES)}")
+    if rules == "simai":
+        others = [f for f in fabrics if f != "elect-cluster"]
+        if others:
+            fail("rules", rules, f"prices only elect-cluster (SimAI's cluster); price "
+                                 f"{others[0]} with the physical rules")
+        if mode != "serial":
+            fail("mode", mode, "the simai rules price collectives one after another "
+                               "(serial); use the physical rules for concurrent")
     if bandwidths is None:
         bandwidths = [gib_per_s_to_gbps(as_float("nic_GBps", nic_GBps, positive=True)
                                         * as_int("nics_per_server", nics_per_server, minimum=1)
@@ -158,9 +198,18 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
             fabric = make_simai_fabric(name, gbps, gpus, **options)
             cost = fabric.cost_usd(gpus, prices)
             try:
-                t = simai_iteration_time(workload, fabric, gpus, mode=mode, overlap=overlap,
-                                         pp_overlap=pp_overlap, efficiency=efficiency,
-                                         gpus_per_server=gpus_per_server)
+                if rules == "simai":
+                    # The NICs that give each GPU gbps: SimAI's -nic at -n_p_s NICs.
+                    nic = gbps * 1e9 / 8 / GIB_BYTES * gpus_per_server / nics_per_server
+                    t = simai_analytical_time(
+                        workload, SimAICluster(nvlink_GBps, nic, nics_per_server,
+                                               gpus_per_server), gpus,
+                        overlap=overlap, pp_overlap=pp_overlap, efficiency=efficiency)
+                else:
+                    t = simai_iteration_time(workload, fabric, gpus, mode=mode,
+                                             overlap=overlap, pp_overlap=pp_overlap,
+                                             efficiency=efficiency,
+                                             gpus_per_server=gpus_per_server)
             except (InfeasibleInstance, SolverUnavailable) as exc:
                 kind = "unavailable" if isinstance(exc, SolverUnavailable) else "infeasible"
                 row = SimAIRow(workload.name, gpus, name, gbps, fabric.per_node_gbps, mode,
@@ -168,7 +217,7 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
             else:
                 row = SimAIRow(workload.name, gpus, name, gbps, fabric.per_node_gbps, mode,
                                t.compute_s, t.exposed_comm_s, t.exposed_by_group_s, t.bubble_s,
-                               t.iteration_s, cost)
+                               t.iteration_s, cost, "; ".join(t.notes), t.rules)
             rows.append(row)
             if progress is not None:
                 progress(f"{name} @ {gbps:g} Gbps: " + (

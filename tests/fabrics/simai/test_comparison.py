@@ -114,3 +114,17 @@ def test_cli_compare_refuses_options_its_model_would_ignore(tmp_path, capsys, wo
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"fabricopt: error: {message}"), err
     assert err.count("\n") == 1
+
+
+def test_cli_simai_rules_reproduce_simai_and_refuse_other_fabrics(capsys):
+    code = main(["compare", str(MOE), "--gpus", "384", *PRESET, "--rules", "simai", "--json",
+                 "--quiet"])
+    assert code == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["rules"] == "simai"
+    assert row["iteration_s"] == pytest.approx(6.4762, rel=0.01)
+    code = main(["compare", str(MOE), "--gpus", "384", "--fabrics", "elect-cluster,sip-ocs",
+                 "--rules", "simai", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and "rules = 'simai': prices only elect-cluster" in err, err
+    assert err.count("\n") == 1

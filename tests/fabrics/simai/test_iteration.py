@@ -223,3 +223,30 @@ def test_faster_nics_never_slow_the_iteration(nic, scale, nvlink):
 def test_units():
     assert gib_per_s_to_gbps(1.0) == 8 * 2 ** 30 / 1e9
     assert isinstance(simai_cluster(), ElectCluster)
+
+
+def test_direct_connect_gives_the_dp_ring_a_topology_at_the_port_bound():
+    # One DP AllReduce over 4 GPUs, degree 2: TopoOpt's ring (or its two directions)
+    # lets every GPU send at its whole port, as the ideal flat switch does.
+    w = parse_simai("T model_parallel_NPU_group: 1 ep: 1 pp: 1\n1\n"
+                    "l -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 1000000000 0\n")
+    direct = simai_iteration_time(w, DirectConnect(2, 8.0), 4, efficiency=None)
+    flat = simai_iteration_time(w, ElectFlat(16.0), 4, efficiency=None)
+    assert direct.exposed_by_group_s["DP"] == pytest.approx(flat.exposed_by_group_s["DP"])
+    assert direct.allocation.result.solution.rings             # the ring is TopoOpt's
+
+
+@pytest.mark.slow
+def test_direct_connect_at_384_gpus_responds_to_degree_and_bandwidth(moe):
+    per_gpu = gib_per_s_to_gbps(48.5)
+    times = {d: simai_iteration_time(moe, DirectConnect(d, per_gpu / d), 384)
+             for d in (4, 8, 16)}
+    ep = [times[d].exposed_by_group_s["EP"] for d in (4, 8, 16)]
+    # More interfaces per GPU: more all-to-all peers one hop away.
+    assert ep[0] > ep[1] > ep[2]
+    assert len({round(t.iteration_s, 6) for t in times.values()}) == 3
+    # Twice the bandwidth, the same topology: half the time (fixed small-message costs
+    # set to 0, they do not scale).
+    base, fast = (simai_iteration_time(moe, DirectConnect(8, k * per_gpu / 8), 384,
+                                       small_message_s=0.0) for k in (1, 2))
+    assert fast.exposed_comm_s == pytest.approx(base.exposed_comm_s / 2, rel=1e-6)
