@@ -255,7 +255,8 @@ def test_sipml_plans_the_scenario_and_its_artifact_strategies():
 
     v = sipml.scenario().values
     for quick in (True, False):
-        specs = sipml._plan("sipml@2", quick)
+        plan = sipml._plan("sipml@2", quick)
+        specs = [s for s in plan if s.task == "fabrics.compare"]
         gpus = v["quick"]["gpus"] if quick else v["gpus"]
         assert {s.params["gpus"] for s in specs} == {gpus}
         assert {s.params["memory_bytes"] for s in specs} == {32e9}
@@ -265,6 +266,11 @@ def test_sipml_plans_the_scenario_and_its_artifact_strategies():
                       for s in fixed) == [("megatron", [8], 1024), ("resnet50", [8], 8192),
                                           ("transformer", [8], 1024)]
         assert len({s.instance_id for s in specs}) == len(specs)
+        assert len({s.instance_id for s in plan}) == len(plan)
+        rings = [s for s in plan if s.task == "sipml.rings"]
+        assert {s.params["model"] for s in rings if "model" in s.params} == set(sipml.WORKLOADS)
+        assert {s.params["family"] for s in rings if "family" in s.params} == {
+            "k16-p3", "k32-p7", "k64-p15"}
     assert v["bandwidths_gbps"] == [128, 256, 512, 1024, 2048, 4096, 8192]
 
 
@@ -299,9 +305,12 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
               point("sip-ocs", 1024.0, 2048, 0.6, 4, 16),
               point("elect-cluster-400", 1024.0, 2048, 2.5, 1, 64)]
     fixed = [point("sip-ocs", 1024.0, 1024, 1.5)]
-    rows = [{"status": "feasible", "sizes": {"global_batch": 1024}, "info": {"rows": search}},
-            {"status": "feasible", "sizes": {"k_values": [8]}, "info": {"rows": fixed}},
-            {"status": "error", "sizes": {}, "info": {}}]
+    kind = "task:fabrics.compare"
+    rows = [{"status": "feasible", "kind": kind, "sizes": {"global_batch": 1024},
+             "info": {"rows": search}},
+            {"status": "feasible", "kind": kind, "sizes": {"k_values": [8]},
+             "info": {"rows": fixed}},
+            {"status": "error", "kind": kind, "sizes": {}, "info": {}}]
     searched, kept = sipml.read_points(rows)
     assert len(searched["transformer"]) == 6 and len(kept["transformer"]) == 1
     text = sipml._render(rows, tmp_path, quick=True)
@@ -311,6 +320,25 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
     assert "SiP-OCS at B at least as fast as Elect-Flat at B/2 at 0 of 1 points" in text
     assert "| 3.00 | 5.00 | NO |" in text        # iteration ratios at batch 1024, B/2 fails
     assert (tmp_path / "sipml-time-to-accuracy.csv").exists()
+
+
+def test_sipml_rings_count_the_kept_ring_against_the_electrical_baseline():
+    from fabricopt.bench.experiments.sipml_rings import rings_lines, rings_task
+    from fabricopt.algorithms.placement.sipml import algorithm1, sipml
+    from fabricopt.problems.placement import generate, schedule_times
+
+    out = rings_task(family="k16-p3", seed=1)
+    inst = generate(seed=1, family="k16-p3")
+    _, info = sipml(inst)
+    assert out["kept"] == info["ring_gpus"] and set(out["makespans_s"]) == {"1", "4", "16"}
+    gpu, order, _ = algorithm1(inst, gpus=16, degree=16)
+    assert out["electrical_s"] == max(schedule_times(inst, gpu, order)[1])
+    assert out["value"] == pytest.approx(out["makespans_s"]["16"] / out["electrical_s"])
+    rows = [{"status": "feasible", "kind": "task:sipml.rings",
+             "sizes": {"family": "k16-p3", "seed": 1}, "info": out}]
+    text = "\n".join(rings_lines(rows))
+    kept = [int(out["kept"] == ring) for ring in (16, 4, 1)]
+    assert f"| k16-p3 | 1 | 500 | {kept[0]} | {kept[1]} | {kept[2]} | " in text
 
 
 def test_speed_points_keep_the_least_of_their_timed_calls():

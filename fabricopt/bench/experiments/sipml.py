@@ -27,6 +27,7 @@ from pathlib import Path
 
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
 from fabricopt.bench.experiments.fabric_curves import curve_spec, figure_lines
+from fabricopt.bench.experiments.sipml_rings import rings_lines, rings_specs
 from fabricopt.bench.metrics import ratio
 from fabricopt.bench.scenario import Scenario, load_scenario
 from fabricopt.fabrics.accuracy import (STEPS_TO_TARGET, StepsToTarget, critical_batch_table,
@@ -93,7 +94,21 @@ def _plan(suite: str, quick: bool) -> list:
         fixed = model["artifact_strategy"]
         specs.append(curve_spec(suite, "sipml", name, gpus, bandwidths, FABRICS,
                                 k_values=[fixed["mp"]], global_batch=fixed["batch"], **common))
-    return specs
+    return specs + _rings_plan(suite, v, quick)
+
+
+def _rings_plan(suite: str, v: dict, quick: bool) -> list:
+    """Which ring Algorithm 1's search keeps: generated families and the models' graphs
+    at k GPUs, D = switches (one circuit for the data-parallel ring), local batch of
+    the artifact's batch over l = gpus / k."""
+    from fabricopt.problems.placement import FAMILIES
+
+    seeds = v["rings"]["seeds"] // (4 if quick else 1)
+    families = {f: range(max(1, seeds // 4) if f == "k64-p15" else seeds) for f in FAMILIES}
+    k, l = v["rings"]["k"], v["gpus"] // v["rings"]["k"]
+    models = [(m["name"], k, v["sip_ocs"]["switches"] - 1, m["artifact_strategy"]["batch"] // l,
+               v["gpu"]["flops"], v["tau_s"], v["rings"]["link_gbps"]) for m in v["models"]]
+    return rings_specs(suite, families, models)
 
 
 def read_points(rows) -> tuple[dict, dict]:
@@ -102,7 +117,7 @@ def read_points(rows) -> tuple[dict, dict]:
     searched: dict = {}
     fixed: dict = {}
     for row in rows:
-        if row["status"] != "feasible":
+        if row["status"] != "feasible" or row.get("kind") != "task:fabrics.compare":
             continue
         into = fixed if row["sizes"].get("k_values") else searched
         for point in row["info"].get("rows", []):
@@ -270,6 +285,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                           "SiP-ML Fig. 5 setup: iteration time at each model's own batch",
                           LABELS)
     lines += _landing_lines(summary, searched, tta, v)
+    lines += rings_lines(rows)
     return "\n".join(lines)
 
 
