@@ -299,27 +299,33 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
         return {"workload": "transformer", "fabric": fabric, "gbps": gbps,
                 "global_batch": batch, "iteration_s": seconds, "k": k, "l": l}
 
-    search = [point("sip-ocs", 1024.0, 1024, 1.0), point("elect-cluster-400", 1024.0, 1024, 3.0),
-              point("elect-cluster-200", 1024.0, 1024, 5.0),
-              point("elect-flat-half", 1024.0, 1024, 0.3),
-              point("sip-ocs", 1024.0, 2048, 0.6, 4, 16),
-              point("elect-cluster-400", 1024.0, 2048, 2.5, 1, 64)]
-    fixed = [point("sip-ocs", 1024.0, 1024, 1.5)]
-    kind = "task:fabrics.compare"
-    rows = [{"status": "feasible", "kind": kind, "sizes": {"global_batch": 1024},
-             "info": {"rows": search}},
-            {"status": "feasible", "kind": kind, "sizes": {"k_values": [8]},
-             "info": {"rows": fixed}},
-            {"status": "error", "kind": kind, "sizes": {}, "info": {}}]
+    plan = {s.instance_id: s for s in sipml._plan("", quick=True)}
+
+    def row(point_id, points, status="feasible"):
+        spec = plan[point_id]
+        return {"status": status, "kind": "task:fabrics.compare", "instance_id": point_id,
+                "sizes": spec.params, "info": {"rows": points}}
+
+    own = [point("sip-ocs", 1024.0, 1024, 1.0), point("elect-cluster-400", 1024.0, 1024, 3.0),
+           point("elect-cluster-200", 1024.0, 1024, 5.0),
+           point("elect-flat-half", 1024.0, 1024, 0.3)]
+    half = [point("sip-ocs", 1024.0, 512, 0.5, 4, 16),
+            point("elect-cluster-400", 1024.0, 512, 1.5, 1, 64)]
+    rows = [row("sipml/transformer/64/batch1024", own), row("sipml/transformer/64/batch512", half),
+            row("sipml/transformer/64/batch1024/k8", [point("sip-ocs", 1024.0, 1024, 1.5)]),
+            row("sipml/megatron/64/batch1024", [], "error"),
+            {**row("sipml/transformer/64/batch512", half), "sizes": {"stale": True}}]
     searched, kept = sipml.read_points(rows)
     assert len(searched["transformer"]) == 6 and len(kept["transformer"]) == 1
     text = sipml._render(rows, tmp_path, quick=True)
     assert "| `gpus` | 1024 | paper: SiP-ML §4.3, Fig. 5 (N = 1024 GPUs) |" in text
-    # batch 2048 needs fewer steps than 1024 (critical batch 2048) and is faster: chosen
-    assert "4x16 b2048" in text and "1x64 b2048" in text
+    # batch 512 needs 5/3 the steps of 1024 (critical batch 2048) at half the time: chosen
+    assert "4x16 b512" in text and "1x64 b512" in text
     assert "SiP-OCS at B at least as fast as Elect-Flat at B/2 at 0 of 1 points" in text
     assert "| 3.00 | 5.00 | NO |" in text        # iteration ratios at batch 1024, B/2 fails
     assert (tmp_path / "sipml-time-to-accuracy.csv").exists()
+    # a row the plan does not hold (other parameters) stays out of the section
+    assert len(sipml._planned(rows, quick=True)) == 4
 
 
 def test_sipml_rings_count_the_kept_ring_against_the_electrical_baseline():

@@ -23,6 +23,7 @@ References
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
@@ -85,7 +86,7 @@ def _plan(suite: str, quick: bool) -> list:
     max_k = v["quick"]["max_k"] if quick else v["max_k"]
     common = dict(gpu_flops=v["gpu"]["flops"], memory_bytes=v["gpu"]["memory_bytes"],
                   tau_s=v["tau_s"], switches=v["sip_ocs"]["switches"])
-    specs = []
+    specs = _rings_plan(suite, v, quick)
     for model in v["models"]:
         name = model["name"]
         for batch in model["quick_batches" if quick else "batches"]:
@@ -94,7 +95,7 @@ def _plan(suite: str, quick: bool) -> list:
         fixed = model["artifact_strategy"]
         specs.append(curve_spec(suite, "sipml", name, gpus, bandwidths, FABRICS,
                                 k_values=[fixed["mp"]], global_batch=fixed["batch"], **common))
-    return specs + _rings_plan(suite, v, quick)
+    return specs
 
 
 def _rings_plan(suite: str, v: dict, quick: bool) -> list:
@@ -265,9 +266,19 @@ def _landing_lines(summary: dict, searched: dict, tta: dict, v: dict) -> list[st
     return lines
 
 
+def _planned(rows: list[dict], quick: bool) -> list[dict]:
+    """The stored rows of runs the current plan holds (same point, same parameters):
+    a store resumed after the scenario changed keeps its other rows out of the section."""
+    planned = {(s.instance_id, json.dumps(s.params, sort_keys=True))
+               for s in _plan("", quick)}
+    return [r for r in rows
+            if (r["instance_id"], json.dumps(r["sizes"], sort_keys=True)) in planned]
+
+
 def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     setup = scenario()
     v = setup.values
+    rows = _planned(rows, quick)
     searched, fixed = read_points(rows)
     tables = steps_tables(setup)
     tta = time_to_accuracy(searched, tables)
