@@ -12,6 +12,9 @@
   :mod:`~fabricopt.fabrics.simai.analytical`: SimAI-Analytical's own rules, to
   reproduce its figures.
 - :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
+- :mod:`~fabricopt.fabrics.strategies`: per-operator parallelization (data, model or
+  hybrid per op) and the traffic it implies; :mod:`~fabricopt.fabrics.cosearch`:
+  TopoOpt's alternating strategy and topology search.
 
 Examples
 --------
