@@ -28,7 +28,7 @@ extensions = [
     "fabricopt_docs",
 ]
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "gallery_results"]
 root_doc = "index"
 nitpicky = False
 
