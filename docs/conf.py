@@ -34,7 +34,7 @@ nitpicky = False
 
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "none"  # numpydoc sections already state the types
+autodoc_typehints = "signature"  # types from the annotations; numpydoc sections add the words
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()

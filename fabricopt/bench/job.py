@@ -206,7 +206,8 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
             ready = None
         result = solve(instance, spec.method,
                        time_limit=spec.time_limit_s, seed=spec.seed)
-        info = dict(result.info)
+        # the store keeps the typed fields beside the details, in its info column
+        info = {**result.info, "limit": result.limit, "bound_source": result.bound_source}
         source = get_method(spec.kind, spec.method).source
         if source != "builtin":  # the report lists the plug-ins that ran
             info["method_source"] = source

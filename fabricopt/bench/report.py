@@ -76,7 +76,7 @@ def markdown_tables(summaries: Sequence[MethodSummary], *, level: int = 3) -> st
 _NOTES = (f"Gaps are relative, |a - b| / max(|a|, |b|). *gap*: primal gap to the best "
           f"objective any run in this database found for the instance. *PD gap*: the run's "
           f"own primal–dual gap, where it reports a bound; in brackets, the bound each run "
-          f"reports (`info.bound_source`: the argument, `optimal` for a proof) and how many "
+          f"reports (`bound_source`: the argument, `optimal` for a proof) and how many "
           f"runs. *optimal*: proven optimal; "
           f"*feasible*: a checked feasible solution (optimal included); *errors*: the method "
           f"raised, returned an infeasible answer, was killed at the hard limit, or made a "

@@ -247,9 +247,9 @@ def log_axis(ax, axis: str, values: Iterable[float], *, ticks: str = "data",
         raise InvalidArgument(f"ticks = {ticks!r}: must be 'data' or 'round'")
     data = sorted({float(v) for v in values if v is not None and math.isfinite(v) and v > 0})
     target = ax.xaxis if axis == "x" else ax.yaxis
-    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
-    if not data:
+    if not data:   # nothing to put on a log scale (every point missing): keep it linear
         return []
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
     if ticks == "data":
         positions = _thin(data, most)
     else:

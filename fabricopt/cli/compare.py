@@ -36,7 +36,9 @@ def add_parser(sub) -> None:
     p.add_argument("--k", default=None, metavar="K,...",
                    help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
     p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
-    p.add_argument("--switches", type=int, default=16, help="OCSs of sip-ocs (default 16)")
+    p.add_argument("--switches", type=int, default=None,
+                   help="OCSs of sip-ocs (default 16; for a traffic workload, more if its "
+                        "busiest GPU has more peers)")
     p.add_argument("--degree", type=int, default=4, help="links per node of direct-connect")
     p.add_argument("--gpu-tflops", type=float, default=156.0,
                    help="effective TFLOP/s per GPU (default 156: an A100 at 50%% of peak)")
@@ -68,12 +70,16 @@ def _add_simai_options(p) -> None:
                         "e.g. DP=0.5,TP=0 (groups DP, DP_EP, TP, EP; default 0)")
     p.add_argument("--pp-overlap", type=float, default=1.0,
                    help="simai: the same for pipeline traffic (default 1: none exposed)")
+    p.add_argument("--rules", choices=("physical", "simai"), default="physical",
+                   help="simai: price elect-cluster on its links (physical) or by "
+                        "SimAI-Analytical's own rules, to reproduce its figures (simai)")
     p.add_argument("--efficiency", default="simai", metavar="simai|none|DIR",
                    help="simai: collective efficiency tables (default SimAI's own)")
     p.add_argument("--time-unit-s", type=float, default=1e-9,
                    help="simai: seconds per compute tick of the file (default 1e-9)")
     p.add_argument("--max-hops", type=int, default=None,
-                   help="simai: lightpath reach of sip-ring (default 16)")
+                   help="simai: lightpath reach of sip-ring (default 16, or the job's "
+                        "farthest pair if farther)")
     p.add_argument("--json", action="store_true",
                    help="print the rows as JSON (schema: `fabricopt schema compare`) instead "
                         "of the table; files only with --out")
@@ -87,7 +93,7 @@ def _numbers(text: str, name: str, kind=float) -> list:
 
 
 #: ``compare`` options that only traffic (SimAI) workloads read.
-_SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode",
+_SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode", "rules",
                "overlap", "pp_overlap", "efficiency", "time_unit_s", "max_hops")
 # What only the op-graph model (SiP-ML's placement and (k, l) search) reads.
 _SIPML_ONLY = ("k", "max_k", "gpu_tflops", "gpus_per_node", "tau_us", "seed")
@@ -188,7 +194,7 @@ def _cmd_compare_simai(args, workload) -> int:
         nics_per_server=args.nics_per_server, gpus_per_server=args.gpus_per_server,
         mode=args.mode, overlap=_overlap_option(args.overlap), pp_overlap=args.pp_overlap,
         efficiency=args.efficiency, switches=args.switches, degree=args.degree,
-        max_hops=args.max_hops, progress=progress.callback())
+        max_hops=args.max_hops, rules=args.rules, progress=progress.callback())
     progress.close()
     table = scmp.simai_markdown_table(rows)
     if args.json:
@@ -227,6 +233,7 @@ def run(args, extra=()) -> int:
                                       f"{workload.name} is an op-graph workload")
     args.bandwidths = args.bandwidths or "128,256,512,1024,2048,4096,8192"
     args.fabrics = args.fabrics or "elect-flat,elect-cluster-400,sip-ocs,sip-ring"
+    args.switches = 16 if args.switches is None else args.switches
     per_node = args.gpus_per_node
     if per_node < 1:
         raise InvalidArgument(f"--gpus-per-node = {per_node}: must be >= 1")

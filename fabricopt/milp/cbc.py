@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import pulp
 
 from fabricopt.errors import SolverUnavailable
+from fabricopt.problems.tolerances import SOLVER_FEASIBILITY_TOL
 
 __all__ = ["cbc_available", "solve_cbc"]
 
@@ -29,10 +32,17 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
         by_name = {v.name: v for v in problem.variables()}
         for name, value in warm_start.items():
             if name in by_name:
-                by_name[name].setInitialValue(value)
+                var = by_name[name]
+                # a start computed in scaled units may sit a rounding step outside a bound
+                low = -math.inf if var.lowBound is None else var.lowBound
+                up = math.inf if var.upBound is None else var.upBound
+                var.setInitialValue(min(max(float(value), low), up))
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapRel=rel_gap,
                                warmStart=bool(warm_start),
-                               options=[f"randomSeed {int(seed) % 2**31 + 1}"])
+                               options=[f"randomSeed {int(seed) % 2**31 + 1}",
+                                        f"primalTolerance {SOLVER_FEASIBILITY_TOL}",
+                                        f"dualTolerance {SOLVER_FEASIBILITY_TOL}",
+                                        f"integerTolerance {SOLVER_FEASIBILITY_TOL}"])
     problem.solve(solver)
     sol_status = problem.sol_status
     if problem.status == pulp.LpStatusInfeasible or sol_status == pulp.LpSolutionInfeasible:
@@ -49,4 +59,6 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
                   for v in problem.variables()}
         objective = pulp.value(problem.objective)
     bound = objective if status == "optimal" else None
-    return status, values, objective, bound, None, {}
+    # without a gap to stop at, CBC leaves a proof unfinished only when time runs out
+    stopped = time_limit is not None and rel_gap == 0 and status in ("feasible", "no_solution")
+    return status, values, objective, bound, None, {"limit": "time" if stopped else "none"}

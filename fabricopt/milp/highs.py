@@ -33,6 +33,7 @@ import numpy as np
 
 from fabricopt.errors import SolverFailure
 from fabricopt.milp.arrays import LinearArrays
+from fabricopt.problems.tolerances import SOLVER_FEASIBILITY_TOL
 from fabricopt.milp.sparse import ColumnValues
 
 __all__ = ["solve_highs", "highs_version", "new_highs"]
@@ -96,6 +97,11 @@ def load_highs(arrays: LinearArrays, *, rel_gap: float, seed: int, start,
     h.setOptionValue("threads", 1)  # fixed for the life of the process (docs/milp.rst)
     h.setOptionValue("random_seed", int(seed) % (2**31 - 1))
     h.setOptionValue("mip_rel_gap", float(rel_gap))
+    # models are scaled to coefficients near 1: these tolerances keep HiGHS's optimum
+    # within the certificate's relative tolerance of the re-scored objective
+    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance",
+                   "mip_feasibility_tolerance"):
+        h.setOptionValue(option, SOLVER_FEASIBILITY_TOL)
     if rel_gap == 0:
         # HiGHS also stops at an absolute gap of 1e-6, which is 0.1 % of a 1 ms makespan:
         # an exact reference run must close the gap whatever the objective's units.
@@ -203,6 +209,16 @@ def _attempt(arrays, deadline, rel_gap, seed, start, max_nodes=None):
     return status, col, info, h.modelStatusToString(model_status)
 
 
+def _limit_of(model_status: str) -> str:
+    """Why HiGHS stopped, as ``Result.limit`` names it (from its model-status text)."""
+    text = model_status.lower()
+    if "time limit" in text or "interrupt" in text:
+        return "time"   # fabricopt interrupts HiGHS only at the deadline
+    if "limit" in text:
+        return "work"   # iteration, node (solution-limit) budgets
+    return "none"
+
+
 def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
                 warm_start: Mapping[str, float] | None, seed: int,
                 max_nodes: int | None = None):
@@ -216,7 +232,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
     integer = len(arrays.integer) > 0
     status, col, info, model_status = _attempt(arrays, deadline, rel_gap, seed, warm_start,
                                                max_nodes)
-    notes: dict = {"model_status": model_status}
+    notes: dict = {"model_status": model_status, "limit": _limit_of(model_status)}
     objective = None if col is None else arrays.objective_of(col)
     reported = None if col is None else info.objective_function_value
     if col is not None and not _agree(objective, reported):
@@ -227,7 +243,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
                                                retry[2].objective_function_value):
                 status, col, info, model_status = retry
                 objective = arrays.objective_of(col)
-                notes = {"model_status": model_status,
+                notes = {"model_status": model_status, "limit": _limit_of(model_status),
                          "cross_check": {**mismatch, "resolved": "re-solved without the MIP "
                                                                  "start"}}
                 mismatch = None

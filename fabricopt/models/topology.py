@@ -44,7 +44,7 @@ from fabricopt.problems.topology import (Ring, TopologyInstance, TopologySolutio
                                          link_counts, ring_bytes_per_member, ring_traffic)
 from fabricopt.bounds.topology import lower_bound
 
-__all__ = ["build", "ring_candidates", "is_exact", "routes_from_flows", "MAX_RING_ORDERS"]
+__all__ = ["build", "reach_targets", "ring_candidates", "is_exact", "routes_from_flows", "MAX_RING_ORDERS"]
 
 #: (g-1)! directed Hamiltonian cycles are enumerated up to this many (g <= 8).
 MAX_RING_ORDERS = 5040
@@ -151,6 +151,70 @@ def routes_from_flows(instance: TopologyInstance, graph: nx.Graph, rings: list[R
     return routes
 
 
+def reach_targets(instance: TopologyInstance) -> dict[int, set[int]]:
+    """Which servers each root must reach in every feasible topology.
+
+    A pair with fixed traffic needs a path; a group that reduces bytes needs all its
+    members in one component (every ring order visits them all), so its smallest
+    member must reach the others.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(4, 2, 100.0, [{"members": [3, 1], "bytes": 1e3}],
+    ...                         [[0, 5e9, 0, 0], [0] * 4, [0] * 4, [0] * 4])
+    >>> reach_targets(inst)
+    {0: {1}, 1: {3}}
+    """
+    targets = defaultdict(set)
+    for s, t in zip(*np.nonzero(instance.traffic > 0)):
+        targets[int(s)].add(int(t))
+    for group in instance.allreduce:
+        if group.bytes > 0:
+            root = min(group.members)
+            targets[root] |= set(group.members) - {root}
+    return dict(sorted(targets.items()))
+
+
+def _connect(m: SparseModel, instance: TopologyInstance, pair_col: np.ndarray) -> dict:
+    """Connectivity rows: each root sends one unit to each of its targets over the
+    chosen links (at most as many units as targets per link).
+
+    The flow rows in link units cannot do this alone: a demand many orders of magnitude
+    below the largest (a 3 kB ring beside 10 GB of traffic) is below any solver's
+    feasibility tolerance there, and the solver may leave it unrouted. Here every
+    required path carries a whole unit, whatever the bytes. Returns ``{root: (column
+    ids of its flow, targets)}``.
+    """
+    n = instance.servers
+    others = ~np.eye(n, dtype=bool)
+    ai, aj = np.nonzero(others)
+    blocks = {}
+    for root, targets in reach_targets(instance).items():
+        reach = float(len(targets))
+        upper = np.where(others, reach, 0.0)
+        upper[:, root] = 0.0
+        g = m.variables(f"reach_{root}", (n, n), 0, upper).ids
+        rows, cols, vals = [], [], []
+        for v in range(n):
+            if v == root:
+                continue
+            into = [i for i in range(n) if i != v]
+            out = [j for j in range(n) if j not in (v, root)]
+            rows += [v] * (len(into) + len(out))
+            cols += g[into, v].tolist() + g[v, out].tolist()
+            vals += [1.0] * len(into) + [-1.0] * len(out)
+        need = np.array([1.0 if v in targets else 0.0 for v in range(n)])
+        m.rows(f"reach_flow_{root}", rows, cols, vals, lower=need, upper=need, count=n)
+        arcs = np.flatnonzero(aj != root)
+        k = np.arange(len(arcs))
+        m.rows(f"reach_cap_{root}", np.concatenate([k, k]),
+               np.concatenate([g[ai[arcs], aj[arcs]], pair_col[ai[arcs], aj[arcs]]]),
+               np.concatenate([np.ones(len(arcs)), np.full(len(arcs), -reach)]),
+               upper=0.0, count=len(arcs))
+        blocks[root] = (g, targets)
+    return blocks
+
+
 def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS) -> MilpModel:
     """The concurrent-flow MILP of a ``topology`` instance.
 
@@ -230,6 +294,7 @@ def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS)
     m.rows("cap", np.concatenate([arc_row[aa], arc_row]),
            np.concatenate([F[qq, ai[aa], aj[aa]], pair_col[ai, aj]]),
            np.concatenate([np.ones(len(qq)), -np.ones(len(ai))]), upper=0.0, count=len(ai))
+    reach = _connect(m, instance, pair_col)
     source_index = {s: q for q, s in enumerate(sources)}
 
     def decode(values) -> TopologySolution:
@@ -278,6 +343,14 @@ def build(instance: TopologyInstance, *, max_ring_orders: int = MAX_RING_ORDERS)
                 names = m.arrays().names
                 return {names[int(c)]: float(v) for c, v in zip(x.ids, counts[iu, ju])}
             start[w[ring.group][r]] += rate * ring.share
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from(zip(*np.nonzero(np.triu(counts > 0))))
+        for root, (g, targets) in reach.items():
+            paths = nx.single_source_shortest_path(graph, root)
+            for t in targets:
+                for a, b in zip(paths[t], paths[t][1:]):
+                    start[g[a, b]] += 1.0
         demand = (instance.traffic + ring_traffic(instance, solution.rings)) / unit
         for route in solution.routes:
             volume = rate * demand[route.src, route.dst]

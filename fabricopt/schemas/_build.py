@@ -214,6 +214,13 @@ def _envelope() -> dict:
         "gap": {"type": ["number", "null"], "minimum": 0, "maximum": 1,
                 "description": "|objective - bound| / max(|objective|, |bound|)."},
         "runtime_s": _num(0, doc="Wall-clock seconds of the method."),
+        "limit": {"enum": ["none", "time", "work"],
+                  "description": "Why the run stopped: it ran to its end, the time limit "
+                                 "stopped it (or it ran past it), or a work budget ran out."},
+        "bound_source": {"type": ["string", "null"],
+                         "description": "The argument that gave bound ('port-load', "
+                                        "'milp-dual', ...; 'optimal' for a certified "
+                                        "optimum); null without a bound."},
         "solution": {"type": ["object", "null"],
                      "description": "The kind's solution, or null."},
         "info": {"type": "object", "description": "Details: message, nodes, solver, ..."},

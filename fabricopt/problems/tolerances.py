@@ -1,0 +1,60 @@
+"""The one tolerance that certifies ``optimal`` and bounds, and the solver tolerances
+that make MILP proofs meet it.
+
+Every figure fabricopt certifies is relative: models and scorers work in units
+normalized per instance (times by the largest time, bytes by the largest demand), so a
+relative tolerance means the same at every scale of the input and no absolute slack
+(which would swallow a whole objective of 1e-12 s) is ever added.
+
+- :data:`CERTIFY_RTOL`: a method's proof of optimality holds when its bound and the
+  objective ``problems.evaluate`` re-scores agree to this; a bound that passes the
+  objective by more than this is wrong. docs/envelope.rst states it.
+- :data:`SOLVER_FEASIBILITY_TOL`: the primal, integrality and dual feasibility
+  tolerances both MILP backends are given, on models whose coefficients are near 1, so
+  a solver's optimum is within :data:`CERTIFY_RTOL` of the re-scored one.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CERTIFY_RTOL", "SOLVER_FEASIBILITY_TOL", "agree", "overshoot"]
+
+#: Relative tolerance of every ``optimal`` certificate and every bound.
+CERTIFY_RTOL = 1e-9
+
+#: Feasibility tolerances (primal, integrality, dual) given to HiGHS and CBC.
+SOLVER_FEASIBILITY_TOL = 1e-9
+
+
+def agree(a: float, b: float, rtol: float = CERTIFY_RTOL) -> bool:
+    """Do ``a`` and ``b`` agree to ``rtol`` relative to the larger magnitude?
+
+    Scale-free: ``agree(a, b)`` equals ``agree(s * a, s * b)`` for every ``s > 0``
+    (up to floating-point rounding), and 0 agrees only with 0.
+
+    Examples
+    --------
+    >>> agree(1.0, 1.0 + 1e-10), agree(1e-12, 1.0000000001e-12), agree(1e-12, 2e-12)
+    (True, True, False)
+    >>> agree(0.0, 0.0), agree(0.0, 1e-300)
+    (True, False)
+    """
+    return abs(a - b) <= rtol * max(abs(a), abs(b))
+
+
+def overshoot(sense: str, bound: float, objective: float, rtol: float = CERTIFY_RTOL) -> bool:
+    """Is ``bound`` on the wrong side of ``objective`` by more than ``rtol`` relative?
+
+    Parameters
+    ----------
+    sense : {"min", "max"}
+        A lower bound of a minimization may not exceed the objective; an upper bound of
+        a maximization may not fall below it.
+    bound, objective : float
+
+    Examples
+    --------
+    >>> overshoot("min", 2.0, 1.0), overshoot("min", 1.0 + 1e-12, 1.0), overshoot("max", 0.5, 1.0)
+    (True, False, True)
+    """
+    over = (bound - objective) if sense == "min" else (objective - bound)
+    return over > rtol * max(abs(objective), abs(bound))
