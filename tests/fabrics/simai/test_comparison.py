@@ -114,7 +114,6 @@ def test_elect_cluster_at_the_nic_bandwidth_is_simai_cluster():
     ("simai-micro", ["--gpu-tfl", "100"], "--gpu-tflops: simai-micro is a traffic workload"),
     ("resnet50", ["--nic-GBps", "3"], "--nic-GBps: applies to traffic workloads (AICB/SimAI) "
                                       "only; resnet50 is an op-graph workload"),
-    ("resnet50", ["--json"], "--json: applies to traffic workloads"),
 ])
 def test_cli_compare_refuses_options_its_model_would_ignore(tmp_path, capsys, workload,
                                                             option, message):
