@@ -15,6 +15,10 @@ sys.path.insert(0, str(HERE.parent))  # document this checkout, installed or not
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 import fabricopt  # noqa: E402
+from fabricopt.bench.gallery import render_gallery  # noqa: E402
+
+# The gallery's figures are drawn from the stored results at every build, never committed.
+render_gallery(HERE / "gallery_results", HERE / "_static" / "gallery")
 
 project = "fabricopt"
 author = "the fabricopt authors"

@@ -5,16 +5,14 @@
 
 ``--store NAME FOLDER`` first replaces ``docs/gallery_results/NAME.json`` with the runs of
 ``fabricopt reproduce NAME --quick --out FOLDER``. The figures go to
-``docs/_static/gallery/`` (PNG only: the documentation shows them; the experiments also
-write a PDF next to each PNG in their results folder).
+``docs/_static/gallery/`` (PNG only; the documentation build draws them the same way, so
+they are not committed; the experiments also write a PDF next to each PNG).
 """
 
 import argparse
-import shutil
-import tempfile
 from pathlib import Path
 
-from fabricopt.bench.gallery import render_stored, store_result
+from fabricopt.bench.gallery import render_gallery, store_result
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 RESULTS = DOCS / "gallery_results"
@@ -29,13 +27,8 @@ def main() -> None:
     if args.store:
         name, folder = args.store
         print("wrote", store_result(name, folder, RESULTS / f"{name}.json"))
-    IMAGES.mkdir(parents=True, exist_ok=True)
-    for stored in sorted(RESULTS.glob("*.json")):
-        with tempfile.TemporaryDirectory() as tmp:
-            _, figures = render_stored(stored, tmp)
-            for png in figures:
-                shutil.copyfile(png, IMAGES / png.name)
-                print("wrote", IMAGES / png.name)
+    for png in render_gallery(RESULTS, IMAGES):
+        print("wrote", png)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -98,11 +99,19 @@ def max_weight_matching(n: int, edges: Sequence[tuple[int, int]],
     >>> max_weight_matching(4, [(0, 1), (1, 2), (2, 3)], [2, 3, 2])
     [(0, 1), (2, 3)]
     """
+    key = (int(n), tuple((int(u), int(v)) for u, v in edges), tuple(int(w) for w in weights))
+    return list(_max_weight_matching(*key))
+
+
+# topoopt's candidates repeat whole matchings (6 calls, 4 distinct graphs at 1,024
+# servers); the blossom is the costliest step, so the last few answers are kept.
+@lru_cache(maxsize=8)
+def _max_weight_matching(n: int, edges: tuple, weights: tuple) -> tuple:
     graph = rx.PyGraph(multigraph=False)
     graph.add_nodes_from(range(n))
-    graph.add_edges_from([(int(u), int(v), int(w)) for (u, v), w in zip(edges, weights)])
+    graph.add_edges_from([(u, v, w) for (u, v), w in zip(edges, weights)])
     found = rx.max_weight_matching(graph, weight_fn=lambda w: w)
-    return sorted((min(u, v), max(u, v)) for u, v in found)
+    return tuple(sorted((min(u, v), max(u, v)) for u, v in found))
 
 
 def perfect_bipartite_matching(rows: np.ndarray, cols: np.ndarray, n: int) -> np.ndarray:

@@ -76,3 +76,25 @@ def render_stored(path: str | Path, folder: str | Path) -> tuple[str, list[Path]
     before = set(folder.glob("*.png"))
     body = get_experiment(data["experiment"]).render(data["rows"], folder, data["quick"])
     return body, sorted(set(folder.glob("*.png")) - before)
+
+
+def render_gallery(results: str | Path, images: str | Path) -> list[Path]:
+    """Draw every stored result of ``results`` (``*.json``) into ``images`` as PNG: the
+    documentation build calls this, so the gallery's figures are made, not committed.
+
+    Returns
+    -------
+    list of Path
+        The figures written, sorted.
+    """
+    import shutil
+    import tempfile
+
+    images = Path(images)
+    images.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stored in sorted(Path(results).glob("*.json")):
+        with tempfile.TemporaryDirectory() as tmp:
+            for png in render_stored(stored, tmp)[1]:
+                written.append(Path(shutil.copyfile(png, images / png.name)))
+    return sorted(written)

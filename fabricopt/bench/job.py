@@ -186,7 +186,8 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
     """
     from fabricopt.methods import solve
     from fabricopt.problems import instance_from_dict
-    from fabricopt.methods.registry import all_methods
+    from fabricopt.methods.plugins import names_entry_point
+    from fabricopt.methods.registry import all_methods, get_method
     from fabricopt.bench.tasks import TaskSpec, execute_task
 
     if isinstance(spec, TaskSpec):  # a measurement task, not a solve call
@@ -194,9 +195,10 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
     out: dict[str, Any] = {"status": "error", "objective": None, "bound": None, "gap": None,
                            "runtime_s": None, "message": None, "info": {}}
     try:
+        all_methods()  # imports every built-in method's modules and installed plug-ins
         for ref in spec.plugins:
-            load_plugin(ref)
-        all_methods()  # imports every built-in method's modules
+            if not names_entry_point(ref):
+                load_plugin(ref)
         _import_solvers()
         instance = instance_from_dict(spec.instance)
         if ready is not None:
@@ -206,6 +208,9 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
                        time_limit=spec.time_limit_s, seed=spec.seed)
         # the store keeps the typed fields beside the details, in its info column
         info = {**result.info, "limit": result.limit, "bound_source": result.bound_source}
+        source = get_method(spec.kind, spec.method).source
+        if source != "builtin":  # the report lists the plug-ins that ran
+            info["method_source"] = source
         out.update(status=result.status, objective=_finite(result.objective),
                    bound=_finite(result.bound), gap=_finite(result.gap),
                    runtime_s=result.runtime_s, message=info.pop("message", None),

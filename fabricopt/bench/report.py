@@ -148,7 +148,7 @@ def write_report(out: str | Path, *, plots: bool = True) -> ReportFiles:
     hosts = sorted({r["host"] for r in rows if r["host"]})
     if rows:
         lines += [f"fabricopt {', '.join(versions) or '?'} on {', '.join(hosts) or '?'}.", ""]
-    lines += [_NOTES, ""]
+    lines += [_NOTES, "", plugin_line(rows), ""]
     for (suite, kind), group in _groups(summaries).items():
         lines += [markdown_tables(group, level=2), ""]
         if plots:
@@ -169,6 +169,28 @@ def write_report(out: str | Path, *, plots: bool = True) -> ReportFiles:
     markdown = folder / "report.md"
     markdown.write_text("\n".join(lines))
     return ReportFiles(markdown, summary_csv, runs_csv, tuple(drawn), tuple(summaries))
+
+
+def plugin_line(rows) -> str:
+    """Which plug-ins' methods the stored ``rows`` ran (``info["method_source"]``).
+
+    Examples
+    --------
+    >>> plugin_line([{"kind": "circuits", "method": "mine",
+    ...               "info": {"method_source": "examples/mine.py"}}])
+    'Plug-ins that ran: examples/mine.py (circuits/mine).'
+    >>> plugin_line([{"kind": "circuits", "method": "exact", "info": {}}])
+    'Plug-ins that ran: none (built-in methods only).'
+    """
+    ran: dict[str, set[str]] = {}
+    for r in rows:
+        source = (r.get("info") or {}).get("method_source")
+        if source:
+            ran.setdefault(source, set()).add(f"{r['kind']}/{r['method']}")
+    if not ran:
+        return "Plug-ins that ran: none (built-in methods only)."
+    return "Plug-ins that ran: " + "; ".join(
+        f"{source} ({', '.join(sorted(methods))})" for source, methods in sorted(ran.items())) + "."
 
 
 def code_versions(rows) -> list[str]:

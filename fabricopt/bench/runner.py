@@ -31,6 +31,8 @@ from fabricopt.bench.progress import ProgressBar
 from fabricopt.bench.lock import sweep_lock
 from fabricopt.bench.store import Store, database_path
 from fabricopt.bench.suites import Suite
+from fabricopt.methods import all_methods
+from fabricopt.methods.plugins import names_entry_point
 
 __all__ = ["plan", "run_sweep", "SweepOutcome"]
 
@@ -62,7 +64,8 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
         Replaces every row's time limit.
     plugins : sequence of str
         Modules or ``.py`` files that register extra methods (loaded here and in every
-        run's process).
+        run's process). Methods of installed plug-ins (entry points) join a row of
+        ``"all"`` methods only when named here (their module) or in ``methods``.
     grace_s : float, optional
         Seconds past the time limit before a run is killed (default ``5 + 0.1*limit``).
 
@@ -79,8 +82,10 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
     ['circuits/tiny/0 exact', 'circuits/tiny/0 greedy', 'circuits/tiny/1 exact', 'circuits/tiny/1 greedy']
     """
     plugins = tuple(absolute_plugin(ref) for ref in plugins)  # workers run elsewhere
+    all_methods()  # the installed plug-ins first: --plugin may name one of them
     for ref in plugins:
-        load_plugin(ref)
+        if not names_entry_point(ref):
+            load_plugin(ref)
     methods, kinds = _split(methods), _split(kinds)
     if time_limit_s is not None:
         time_limit_s = as_float("time_limit_s", time_limit_s, positive=True, error=InvalidArgument)
@@ -93,15 +98,16 @@ def plan(suite: Suite, *, methods: Iterable[str] | str | None = None,
             raise InvalidArgument(f"--kinds {unknown[0]}: not in suite {suite.name!r} "
                              f"(kinds: {', '.join(suite.kinds())})")
         rows = [row for row in rows if row.kind in kinds]
-    if methods is not None:
-        available = {m for row in rows for m in row.method_names()}
+    if methods is not None:  # a method named here runs, whichever plug-in it comes from
+        available = {m for row in rows for m in row.method_names(plugins, entry_points=True)}
         unknown = [m for m in methods if m not in available]
         if unknown:
             raise InvalidArgument(f"--methods {unknown[0]}: no row of suite {suite.name!r} runs it "
                              f"(methods: {', '.join(sorted(available))})")
     specs = []
     for row in rows:
-        names = [m for m in row.method_names() if methods is None or m in methods]
+        names = ([m for m in row.method_names(plugins)] if methods is None else
+                 [m for m in row.method_names(plugins, entry_points=True) if m in methods])
         if not names:
             continue
         kind = get_kind(row.kind)

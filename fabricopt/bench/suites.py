@@ -30,6 +30,7 @@ from typing import Any, Mapping, Sequence
 from fabricopt.problems import get_kind, kinds
 from fabricopt.problems._validate import as_float, as_id, as_int, fail, reject_unknown_keys
 from fabricopt.methods import all_methods, get_method
+from fabricopt.methods.plugins import entry_point_named, from_entry_point
 
 __all__ = ["ALL", "Row", "Suite", "TABLES", "SUITES", "get_suite", "load_suite_file",
            "kinds_without_rows"]
@@ -307,10 +308,18 @@ class Row:
                          error=InvalidArgument)
         object.__setattr__(self, "time_limit_s", limit)
 
-    def method_names(self) -> list[str]:
-        """The methods this row runs; an unregistered name raises ``SolverUnavailable``."""
+    def method_names(self, plugins: Sequence[str] = (), *,
+                     entry_points: bool = False) -> list[str]:
+        """The methods this row runs; an unregistered name raises ``SolverUnavailable``.
+
+        ``"all"`` is every method registered for the kind except those of installed
+        plug-ins (entry points) that ``plugins`` does not name (``entry_points=True``:
+        all of them, for a run that names its methods one by one).
+        """
         if self.methods == ALL:
-            return [m.name for m in all_methods(self.kind)]
+            return [m.name for m in all_methods(self.kind)
+                    if entry_points or not from_entry_point(m.source)
+                    or entry_point_named(m.source, plugins)]
         return [get_method(self.kind, m).name for m in self.methods]
 
     def instance_id(self, seed: int) -> str:

@@ -33,8 +33,10 @@ def add_parser(sub) -> None:
                    help="results folder (default: bench-results)")
     p.add_argument("--resume", action="store_true", help="skip runs already stored")
     p.add_argument("--plugin", action="append", default=[], metavar="MODULE",
-                   help="a module or .py file that registers extra methods (repeatable)")
-    p.add_argument("--no-plots", action="store_true", help="write no PNG plots")
+                   help="a module or .py file that registers extra methods (repeatable); "
+                        "an installed plug-in (entry point) joins a suite's 'all' methods "
+                        "only when named here by its module")
+    p.add_argument("--no-plots", action="store_true", help="write no plots (PNG and PDF)")
     p.add_argument("--no-progress", action="store_true", help="draw no progress bar")
     reports = p.add_subparsers(dest="bench_command", parser_class=Parser)
     r = reports.add_parser("report", help="re-render the report of a results folder")

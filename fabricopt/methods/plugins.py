@@ -15,6 +15,12 @@ Two ways in:
    entry point's name is then only a label. Use the module form for exact or
    bound-only methods, or to register several methods at once.
 
+   Entry-point methods are available by name everywhere (``solve``, ``fabricopt
+   methods``, ``bench --methods NAME``), but a benchmark row of ``"all"`` methods runs
+   them only when the run names the plug-in (``fabricopt bench --plugin DIST`` with the
+   distribution's name or the entry point's module): installing a package never
+   changes what the default ``fabricopt bench`` measures.
+
 2. **``FABRICOPT_PLUGINS``**, for code that is not installed: module names or ``.py``
    file paths separated by ``os.pathsep`` (``:`` on Unix), imported in order, e.g.
    ``FABRICOPT_PLUGINS=examples/mine.py fabricopt methods``. The variable is inherited by
@@ -42,12 +48,18 @@ from pathlib import Path
 
 from fabricopt.methods import registry
 
-__all__ = ["ENTRY_POINT_GROUP", "ENV_VAR", "PluginWarning", "load_plugins"]
+__all__ = ["ENTRY_POINT_GROUP", "ENV_VAR", "PluginWarning", "load_plugins",
+           "from_entry_point", "entry_point_named", "names_entry_point"]
 
 ENTRY_POINT_GROUP = "fabricopt.methods"
 ENV_VAR = "FABRICOPT_PLUGINS"
 
 _log = logging.getLogger(__name__)
+
+# Source label (``Method.source``) of each entry-point distribution loaded -> the names
+# that opt its methods into a benchmark's "all" (the distribution, its entry points'
+# modules and values).
+_ENTRY_POINT_SOURCES: dict[str, set[str]] = {}
 
 
 
@@ -63,6 +75,10 @@ def load_plugins() -> None:
     """
     for ep in _entry_points():
         dist = _dist_label(ep)
+        names = _ENTRY_POINT_SOURCES.setdefault(dist, set())
+        names.update({ep.value, ep.value.split(":")[0]})
+        if getattr(ep, "dist", None) is not None:
+            names.add(ep.dist.name)
         _guarded(dist, f"entry point {ep.name} = {ep.value}", lambda ep=ep: _load_entry_point(ep))
     for item in filter(None, os.environ.get(ENV_VAR, "").split(os.pathsep)):
         item = item.strip()
@@ -153,3 +169,26 @@ def _import_item(item: str) -> None:
             raise
     else:
         importlib.import_module(item)
+
+
+def from_entry_point(source: str) -> bool:
+    """Whether methods of ``source`` (``Method.source``) came from an installed
+    distribution's entry points. Such methods are available everywhere by name, but a
+    benchmark's ``"all"`` runs them only when the run names their plug-in
+    (:func:`entry_point_named`): installing a package never changes what
+    ``fabricopt bench`` measures.
+    """
+    return source in _ENTRY_POINT_SOURCES
+
+
+def names_entry_point(ref: str) -> bool:
+    """Whether ``ref`` (a ``--plugin`` value) names a loaded entry-point plug-in, which
+    is then already imported."""
+    return any(ref in names for names in _ENTRY_POINT_SOURCES.values())
+
+
+def entry_point_named(source: str, names) -> bool:
+    """Whether one of ``names`` (``--plugin`` values) names the entry-point plug-in
+    ``source``: its distribution, an entry point's module or its value."""
+    return bool(_ENTRY_POINT_SOURCES.get(source, set()) & set(names))
+

@@ -126,8 +126,7 @@ register_method("wavelengths", "milp", milp, exact=True,
 register_method("wavelengths", "mcf", mcf, honours_time_limit=True, options=(
     BACKEND_OPTION,
     Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),
-    Option("fill", bool, True, "hand out leftover wavelengths")),
-                time_limit_note="its LP and rounding rounds run to their end (cap them with the rounds option)")
+    Option("fill", bool, True, "hand out leftover wavelengths")))
 register_method("wavelengths", "greedy", greedy, options=(),
                 time_limit_note="one greedy pass over the demands")
 register_method("wavelengths", "count-bound", count_bound, bound_only=True,

@@ -147,3 +147,16 @@ def test_decomposing_a_banded_circulant_of_1024_gpus_stays_within_hopcroft_karp_
             if j is not None:
                 got[i, j] += 1
     assert (got == counts).all()
+
+
+def test_repeated_weighted_matchings_come_from_the_cache_as_fresh_lists():
+    from fabricopt.algorithms import _matching
+
+    _matching._max_weight_matching.cache_clear()
+    edges, weights = [(0, 1), (1, 2), (2, 3)], [2, 3, 2]
+    first = max_weight_matching(4, edges, weights)
+    first.append((9, 9))                     # a caller may extend its answer
+    again = max_weight_matching(4, [(0, 1), (1, 2), (2, 3)], [2, 3, 2])
+    assert again == [(0, 1), (2, 3)]
+    assert _matching._max_weight_matching.cache_info().hits == 1
+    assert max_weight_matching(4, edges, [2, 5, 2]) == [(1, 2)]

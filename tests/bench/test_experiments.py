@@ -3,6 +3,7 @@ document markers, and the CLI. The papers' quick variants run in slow tests."""
 
 from __future__ import annotations
 
+import math
 import json
 import subprocess
 import sys
@@ -353,3 +354,33 @@ def test_speed_points_keep_the_least_of_their_timed_calls():
     out = call_task("circuits-exact", 16, repeats=3)
     assert len(out["cpu_s_all"]) == 3 and out["value"] == min(out["cpu_s_all"])
     assert out["first_cpu_s"] == out["cpu_s_all"][0] and out["objective"] > 0
+
+
+def test_speed_papers_scale_rows_cover_every_call_and_slope():
+    from fabricopt.bench.experiments import speed
+
+    heavy = [(s, n) for _, s, n, *_ in speed.PAPER_SCALE] + \
+        [(s, n) for _, s, sizes, _ in speed.PAPER_SLOPES for n in sizes]
+    assert {s for s, _ in heavy} <= set(speed.SNIPPETS)
+    assert set(heavy) <= set(speed.points(quick=False))
+    # every path but the README's compare, which takes minutes even at 16 GPUs
+    assert {s for s, _ in speed.points(quick=True)} == set(speed.SNIPPETS) - {
+        "compare-transformer"}
+    # measured rows: CPU s and peak RSS shown, goals tested, slopes from the two sizes
+    row = {"status": "feasible", "peak_rss_bytes": 100 * 2**20, "message": None}
+    got = {("sipml-transformer", 24): {**row, "info": {"cpu_s": 0.5}},
+           ("sipml-transformer", 48): {**row, "info": {"cpu_s": 1.5}}}
+    body = speed._paper_rows(got)
+    assert body[0][2:] == ["0.50", "100", "yes"]
+    assert body[1][2:] == ["not run", None, "**no**"]
+    slope = body[len(speed.PAPER_SCALE)]
+    assert slope[2] == f"{math.log(3) / math.log(2):.2f}" and slope[4] == "**no**"
+
+
+def test_speed_papers_scale_snippets_run_at_small_sizes():
+    from fabricopt.bench.experiments.speed import call_task
+
+    for snippet, n in [("sipml-transformer", 1), ("topology-generate", 16),
+                       ("crux-ecmp", 10), ("crux-crux", 10)]:
+        out = call_task(snippet, n, repeats=1)
+        assert out["cpu_s"] >= 0 and len(out["cpu_s_all"]) == 1

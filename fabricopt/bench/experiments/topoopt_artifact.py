@@ -255,44 +255,44 @@ def _findings(results: list[dict]) -> list[str]:
 
 
 def _sweep_lines(sweeps: list[dict], paper: dict, order: list, folder: Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from fabricopt.bench import style
 
     sweeps.sort(key=lambda s: order.index(s["model"]))
     header = ["model", "d", "global batch", "Gbps per server", "Fat-tree / TopoOpt"]
     body = []
-    fig, (by_bw, by_batch) = plt.subplots(1, 2, figsize=(10, 4.2))
+    top_bw = max(p["per_server_gbps"] for s in sweeps for p in s["points"])
+    ratio = "Fat-tree / TopoOpt iteration time (ratio)"
+    fig, (by_bw, by_batch) = style.figure(
+        ratio, ["per-server bandwidth at the artifact's batch (Gbps)",
+                f"global batch at {top_bw:g} Gbps per server (samples)"],
+        ncols=2, sharey=True,
+        title="Where the claim holds (dotted: the paper's ratio, TopoOpt §5.2)")
+    bandwidths, batches = [], []
     for k, s in enumerate(sweeps):
-        color = f"C{k}"
+        look = style.line_style(k)
         full = max(p["batch_fraction"] for p in s["points"])
-        top_bw = max(p["per_server_gbps"] for p in s["points"])
+        top = max(p["per_server_gbps"] for p in s["points"])
         for p in s["points"]:
             body.append([s["model"], s["degree"], p["global_batch"], f"{p['per_server_gbps']:g}",
                          f"{p['fat-tree'] / p['direct-connect']:.2f}"])
         line = sorted((p["per_server_gbps"], p["fat-tree"] / p["direct-connect"])
                       for p in s["points"] if p["batch_fraction"] == full)
-        by_bw.plot(*zip(*line), marker="o", color=color, label=s["model"])
+        bandwidths += [x for x, _ in line]
+        by_bw.plot(*zip(*line), label=s["model"], **look)
         line = sorted((p["global_batch"], p["fat-tree"] / p["direct-connect"])
-                      for p in s["points"] if p["per_server_gbps"] == top_bw)
-        by_batch.plot(*zip(*line), marker="o", color=color, label=s["model"])
+                      for p in s["points"] if p["per_server_gbps"] == top)
+        batches += [x for x, _ in line]
+        by_batch.plot(*zip(*line), label=s["model"], **look)
         if paper[s["model"]][0] is not None:
             for ax in (by_bw, by_batch):
-                ax.axhline(paper[s["model"]][0], color=color, linestyle=":", linewidth=1)
-    by_bw.set_xscale("log", base=2)
-    by_batch.set_xscale("log", base=2)
-    by_bw.set_xlabel("per-server bandwidth (Gbps), artifact batch")
-    by_batch.set_xlabel(f"global batch, {top_bw:g} Gbps per server")
+                ax.axhline(paper[s["model"]][0], color=look["color"], linestyle=":",
+                           linewidth=1)
+    style.log_axis(by_bw, "x", bandwidths, ticks="data")
+    style.log_axis(by_batch, "x", batches, ticks="data")
     for ax in (by_bw, by_batch):
-        ax.set_ylabel("Fat-tree / TopoOpt iteration time")
         ax.axhline(1.0, color="black", linewidth=0.8)
-        ax.grid(True, alpha=0.3)
-    by_bw.legend(fontsize=8)
-    fig.suptitle("Where the claim holds (dotted: the paper's ratio, TopoOpt §5.2)")
-    fig.tight_layout()
-    fig.savefig(folder / "topoopt-where.png", dpi=120)
-    plt.close(fig)
+    style.legend_outside(fig, where="below")
+    style.save(fig, folder / "topoopt-where.png")
     write_csv(folder / "topoopt-where.csv", header, body)
     return ["Where the claim holds: every fabric on the start strategy (no search), degree "
             f"{sweeps[0]['degree']}, over per-server bandwidth and global batch.", "",
