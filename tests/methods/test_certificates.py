@@ -60,3 +60,12 @@ def test_priorities_certificates_hold_at_intensities_near_1e_9_and_1e21(scale, m
         assert r.bound is None or r.bound >= best * (1 - CERTIFY_RTOL)
         if r.status == "optimal":
             assert r.objective == pytest.approx(best, rel=CERTIFY_RTOL)
+
+
+@pytest.mark.skipif(not cbc_available(), reason="PuLP's CBC binary is not installed")
+@pytest.mark.parametrize("warm_start", [True, False])
+def test_placement_milp_with_cbc_solves_a_feasible_instance(warm_start):
+    inst = fabricopt.generate("placement", seed=2, ops=5, gpus=2, max_peers=1)
+    r = fabricopt.solve(inst, "milp", backend="cbc", warm_start=warm_start)
+    assert r.status == "optimal", r.info.get("message")
+    assert r.objective == pytest.approx(fabricopt.solve(inst, "milp").objective, rel=CERTIFY_RTOL)
