@@ -15,6 +15,8 @@ class Budget:
     >>> b.used += 2
     >>> b.spent(), Budget(deadline=0.0).spent()
     (True, True)
+    >>> b.stopped_by(), Budget(deadline=0.0).stopped_by(), Budget().stopped_by()
+    ('work', 'time', 'none')
     """
 
     def __init__(self, limit: float = float("inf"), deadline: float | None = None):
@@ -28,3 +30,12 @@ class Budget:
     def spent(self) -> bool:
         return self.used >= self.limit or (
             self.deadline is not None and time.perf_counter() >= self.deadline)
+
+    def stopped_by(self) -> str:
+        """``"work"`` when the work ran out, ``"time"`` when the deadline passed, else
+        ``"none"`` (``Result.limit``'s names)."""
+        if self.used >= self.limit:
+            return "work"
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            return "time"
+        return "none"

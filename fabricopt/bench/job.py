@@ -204,7 +204,8 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
             ready = None
         result = solve(instance, spec.method,
                        time_limit=spec.time_limit_s, seed=spec.seed)
-        info = dict(result.info)
+        # the store keeps the typed fields beside the details, in its info column
+        info = {**result.info, "limit": result.limit, "bound_source": result.bound_source}
         out.update(status=result.status, objective=_finite(result.objective),
                    bound=_finite(result.bound), gap=_finite(result.gap),
                    runtime_s=result.runtime_s, message=info.pop("message", None),

@@ -221,7 +221,7 @@ class MethodSummary:
     sgm_runtime_s : float
         Shifted geometric mean of :func:`sgm_time_s`, shift :data:`SHIFT_S`.
     bound_sources : str
-        The bounds behind those gaps (``info["bound_source"]``) with their run counts,
+        The bounds behind those gaps (``Result.bound_source``) with their run counts,
         most frequent first, e.g. ``"degree-fan 5, milp-dual 2"``; runs that name none
         (stored before bounds were named) are left out.
     """

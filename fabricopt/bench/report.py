@@ -2,7 +2,7 @@
 
 ``report.md`` (a table per suite and problem kind, failures, plots), ``summary.csv``
 (the tables' numbers), ``runs.csv`` (every run with its primal gap) and
-``plots/<suite>-<kind>-{gap-vs-runtime,runtime-vs-size}.png``.
+``plots/<suite>-<kind>-{gap-vs-runtime,runtime-vs-size}.{png,pdf}``.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def markdown_tables(summaries: Sequence[MethodSummary], *, level: int = 3) -> st
 _NOTES = (f"Gaps are relative, |a - b| / max(|a|, |b|). *gap*: primal gap to the best "
           f"objective any run in this database found for the instance. *PD gap*: the run's "
           f"own primal–dual gap, where it reports a bound; in brackets, the bound each run "
-          f"reports (`info.bound_source`: the argument, `optimal` for a proof) and how many "
+          f"reports (`bound_source`: the argument, `optimal` for a proof) and how many "
           f"runs. *optimal*: proven optimal; "
           f"*feasible*: a checked feasible solution (optimal included); *errors*: the method "
           f"raised, returned an infeasible answer, was killed at the hard limit, or made a "
@@ -158,6 +158,9 @@ def write_report(out: str | Path, *, plots: bool = True) -> ReportFiles:
             for name, draw in (("gap-vs-runtime", gap_vs_runtime),
                                ("runtime-vs-size", runtime_vs_size)):
                 path = draw(subset, Path(f"{stem}-{name}.png"), f"{suite}: {kind}")
+                if path is None:
+                    lines += [f"({kind} {name}: too few distinct points for a figure.)", ""]
+                    continue
                 drawn.append(path)
                 lines += [f"![{kind} {name}](plots/{path.name})", ""]
     failures = _failures(rows)

@@ -28,7 +28,8 @@ from fabricopt.problems._validate import as_float
 from fabricopt.bench.executors import make_executor
 from fabricopt.bench.job import RunSpec, absolute_plugin, instance_hash, load_plugin
 from fabricopt.bench.progress import ProgressBar
-from fabricopt.bench.store import Store
+from fabricopt.bench.lock import sweep_lock
+from fabricopt.bench.store import Store, database_path
 from fabricopt.bench.suites import Suite
 
 __all__ = ["plan", "run_sweep", "SweepOutcome"]
@@ -169,12 +170,21 @@ def run_sweep(specs: Sequence[RunSpec], out: str | Path, *, workers: int | None 
     ------
     KeyboardInterrupt
         After cancelling queued runs and killing running ones; finished runs are stored.
+    InvalidArgument
+        If ``out``'s database cannot be opened or written
+        (:class:`~fabricopt.bench.store.Store`): one line, and the runs stored stay.
+
+    Notes
+    -----
+    One sweep at a time writes to a results folder: a sweep started while another runs
+    on ``out`` waits for it (:func:`fabricopt.bench.lock.sweep_lock`, a note on
+    ``stream``) and then reads what it stored, so with ``resume`` it runs only the rest.
     """
     workers = workers if workers is not None else (os.cpu_count() or 1)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise InvalidArgument(f"workers = {workers!r}: must be an integer >= 1")
     sweep = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:6]
-    with Store(out) as store:
+    with sweep_lock(database_path(out), stream=stream), Store(out) as store:
         stored = store.keys() if resume else set()
         todo = [s for s in specs if s.key not in stored]
         skipped = len(specs) - len(todo)

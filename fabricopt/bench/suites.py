@@ -148,9 +148,9 @@ TABLES: dict[str, dict[str, list[tuple]]] = {
         "scale": [
             ("j5", {"jobs": 5, "levels": 3}, (0, 1), ALL, 120.0),
             ("j20", {"jobs": 20, "levels": 8, "hosts_per_tor": 10}, (0, 1),
-             ("crux", "ecmp", "sincronia", "varys"), 120.0),
+             ("crux", "ecmp", "sincronia", "sincronia-levels", "varys-levels"), 120.0),
             ("j100", {"jobs": 100, "levels": 8, "tors": 20, "hosts_per_tor": 10}, (0,),
-             ("crux", "ecmp", "sincronia", "varys"), 300.0),
+             ("crux", "ecmp", "sincronia", "sincronia-levels", "varys-levels"), 300.0),
         ],
     },
     "wavelengths": {

@@ -80,7 +80,7 @@ def fan_time(count: int, work_s: float, min_compute_s: float, min_delay_s: float
     wait over every split is at least the larger of
 
     - the fractional split: ``min(W, (W + m*delay)/(m + 1))`` (equalize ``W_0`` with
-      every ``W_j + delay``; Carlier's release + work/machines [4]_ with a transfer);
+      every ``W_j + delay``; Carlier's release + work/machines (Carlier 1987) with a transfer);
     - the count split: ``min over q of max(q*c, delay + ceil((k - q)/m)*c)`` with ``q``
       ops at home, each op at least ``c = min_compute_s`` long.
 
@@ -103,7 +103,7 @@ def fan_time(count: int, work_s: float, min_compute_s: float, min_delay_s: float
     Notes
     -----
     The count split and the transfer are ours; with no transfer the fractional split is
-    Carlier's bound [4]_ for one release date.
+    Carlier's bound (Carlier 1987) for one release date.
 
     Examples
     --------
@@ -374,7 +374,7 @@ def _max_excess(instance, head, tail, horizon, starts, ends) -> float:
 
 
 def interval_load_bound(instance, heads_tails=None) -> float:
-    """The Fernández–Bussell interval-load bound [1]_ over the given heads and tails.
+    """The Fernández–Bussell interval-load bound (1973) over the given heads and tails.
 
     With ``D = max head + compute + tail``, an op must run between ``head`` and
     ``D - tail`` in a schedule of length ``D``, so it does at least ``min(t2 - t1, c,
@@ -405,7 +405,8 @@ def interval_load_bound(instance, heads_tails=None) -> float:
 
 
 def energetic_bound(instance, heads_tails=None, *, start_s: float | None = None) -> float:
-    """Energetic reasoning [2]_ [3]_: the least makespan ``C`` that passes the energy test.
+    """Energetic reasoning (Lopez et al. 1992; Baptiste et al. 2001): the least makespan
+    ``C`` that passes the energy test.
 
     For a trial makespan ``C`` each op must run inside [head, C - tail]; if the work
     forced into some interval [t1, t2] exceeds ``gpus * (t2 - t1)``, no schedule of

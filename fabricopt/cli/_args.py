@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from fabricopt.errors import InvalidOption
+from fabricopt.errors import InvalidOption, printable
 
 __all__ = ["Parser", "parse_value", "name_values"]
 
@@ -15,7 +15,7 @@ class Parser(argparse.ArgumentParser):
     """argparse that reports usage errors in one line with exit code 2."""
 
     def error(self, message):
-        self.exit(2, f"fabricopt: error: {message}\n")
+        self.exit(2, f"fabricopt: error: {printable(message)}\n")
 
 
 def parse_value(text: str):

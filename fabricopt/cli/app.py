@@ -18,7 +18,7 @@ from fabricopt._version import __version__
 from fabricopt.cli import (bench, check, compare, export, generate, methods, reproduce, schema,
                            solve)
 from fabricopt.cli._args import Parser
-from fabricopt.errors import FabricError
+from fabricopt.errors import FabricError, printable
 
 __all__ = ["main", "build_parser", "COMMANDS"]
 
@@ -85,6 +85,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 — a bug of fabricopt's, shown as one
         if args.verbose:
             traceback.print_exc()
-        print(f"fabricopt: internal error: {type(exc).__name__}: {exc} (a bug: please "
+        print(f"fabricopt: internal error: {type(exc).__name__}: {printable(str(exc))} (a bug: please "
               f"report it; -v shows the traceback)", file=sys.stderr)
         return 1

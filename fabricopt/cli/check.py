@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricopt.errors import InvalidArgument
+from fabricopt.errors import InvalidArgument, printable
 from fabricopt.io import load, load_solution, write_json
 from fabricopt.methods import Result
 from fabricopt.problems import check as check_solution
@@ -31,5 +31,5 @@ def run(args, extra=()) -> int:
     elif verdict.feasible:
         print(f"feasible: objective ({kind.sense}) {objective:.6g}")
     else:
-        print(f"infeasible: {verdict.reason}")
+        print(f"infeasible: {printable(verdict.reason)}")
     return 0 if verdict.feasible else 1

@@ -7,7 +7,7 @@ import inspect
 
 from fabricopt.cli._args import parse_value
 from fabricopt.errors import InvalidArgument, InvalidOption
-from fabricopt.io import dump
+from fabricopt.io import check_writable, dump
 from fabricopt.problems import generate, get_kind, kinds
 
 
@@ -109,6 +109,8 @@ def run(args, extra=()) -> int:
         return 0
     if args.kind is None:
         raise InvalidArgument(f"generate: a problem kind is required ({', '.join(kinds())})")
+    if args.out and args.out != "-":
+        check_writable(args.out)
     instance = generate(args.kind, seed=args.seed, **_size_options(args.kind, extra))
     dump(instance, args.out if args.out else "-")
     return 0

@@ -25,6 +25,8 @@ def run(args, extra=()) -> int:
                 tags.append(m.source)
             tag = f" [{', '.join(tags)}]" if tags else ""
             print(f"  {m.name:<16}{m.summary}{tag}")
+            if not m.honours_time_limit and m.time_limit_note:
+                print(f"      runs to its end whatever --time-limit: {m.time_limit_note}")
             for option in m.options:
                 print(f"      --option {option.describe()}")
     return 0

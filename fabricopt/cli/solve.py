@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from fabricopt.cli._args import name_values, parse_value
-from fabricopt.errors import InvalidArgument
-from fabricopt.io import dump, load
+from fabricopt.errors import InvalidArgument, printable
+from fabricopt.io import check_writable, dump, load
 from fabricopt.methods import Result, get_method, solve
 from fabricopt.problems import kind_of
 
@@ -22,7 +22,9 @@ def add_parser(sub) -> None:
                    help="a method option (repeatable), parsed by its declared type "
                         "(`fabricopt methods KIND` lists them)")
     p.add_argument("--json", action="store_true", help="print the result envelope alone")
-    p.add_argument("--out", default=None, metavar="FILE", help="also write the envelope here")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="also write the envelope here (checked before solving, written "
+                        "atomically)")
 
 
 def _summary(result: Result) -> str:
@@ -33,7 +35,7 @@ def _summary(result: Result) -> str:
              f"  objective ({result.sense}) {fmt(result.objective)}   bound {fmt(result.bound)}"
              f"   gap {fmt(result.gap)}   runtime {result.runtime_s:.3f} s"]
     if "message" in result.info:
-        lines.append(f"  {result.info['message']}")
+        lines.append(f"  {printable(str(result.info['message']))}")
     return "\n".join(lines)
 
 
@@ -61,11 +63,25 @@ def _solve(args) -> int:
     options = _method_options(kind_of(instance).name, args.method, args.option)
     if args.backend is not None:
         options["backend"] = args.backend
+    if args.out and args.out != "-":
+        check_writable(args.out)
     result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **options)
-    if args.out:
-        dump(result, args.out)
     if args.json:
         dump(result, "-")
     else:
         print(_summary(result))
+    if args.out:
+        _write_out(result, args.out, printed=args.json)
     return 1 if result.status == "error" else 0
+
+
+def _write_out(result: Result, out: str, printed: bool) -> None:
+    """Write the envelope to ``out``; if that fails after all (the disk filled up, the
+    folder went away), put it on standard output so that the solve is not lost."""
+    try:
+        dump(result, out)
+    except InvalidArgument as exc:
+        if not printed:
+            dump(result, "-")
+        raise InvalidArgument(f"--out {exc}; the result envelope is on standard output "
+                              f"instead") from None

@@ -46,7 +46,8 @@ from fabricopt.problems.opgraph import OpGraph
 __all__ = ["A100_PEAK_FLOPS", "A100_UTILIZATION", "DEFAULT_GPU_FLOPS", "A100_MEMORY_BYTES",
            "BYTES_PER_VALUE", "TRAIN_FLOPS_FACTOR", "TRAINING_BYTES_PER_PARAM",
            "GPT3_CONFIGS", "resnet50", "vgg16", "transformer", "bert_large",
-           "sipml_transformer", "gpt3", "megatron_18b", "dlrm", "parameter_count",
+           "sipml_transformer", "gpt3", "megatron_18b", "dlrm", "candle_uno", "ncf",
+           "CANDLE_UNO_FEATURES", "parameter_count",
            "Workload", "WORKLOADS", "get_workload"]
 
 #: Dense bf16/fp16 tensor-core peak of an A100 (NVIDIA A100 datasheet), FLOP/s.
@@ -387,6 +388,87 @@ def dlrm(batch: int = 2048, *, tables: int = 8, rows_per_table: int = 1_000_000,
     for i, w in enumerate(top):
         prev = _linear(b, f"top.fc{i}", (prev,), n, width, w)
         width = w
+    return b.graph()
+
+
+#: CANDLE Uno's input features and their widths (FlexFlow's ``candle_uno`` example:
+#: ``feature_shapes`` and ``input_features``); the doses go straight to the concatenation.
+CANDLE_UNO_FEATURES = (("dose1", 1), ("dose2", 1), ("cell.rnaseq", 942),
+                       ("drug1.descriptors", 5270), ("drug1.fingerprints", 2048),
+                       ("drug2.descriptors", 5270), ("drug2.fingerprints", 2048))
+
+
+def candle_uno(batch: int = 64, *, feature_layers=(4192,) * 8, dense_layers=(4192,) * 4,
+               gpu_flops: float = DEFAULT_GPU_FLOPS) -> OpGraph:
+    """CANDLE Uno (drug-response MLP): one dense encoder per non-dose input feature,
+    the encodings and doses concatenated, then dense layers to one output.
+
+    Every encoder has its own weights, as in FlexFlow's ``candle_uno`` example (the
+    Keras original shares them between the two drugs). The default widths are that
+    example's; TopoOpt's artifact runs 16 encoder layers and 8 dense layers of 16,384.
+
+    Examples
+    --------
+    >>> g = candle_uno(batch=2, feature_layers=(8, 8), dense_layers=(4,))
+    >>> len(g.ops), [op.id for op in g.ops][-2:]
+    (12, ['dense0', 'out'])
+    """
+    b = _Builder(batch, gpu_flops)
+    feature_layers = [as_int(f"feature_layers[{i}]", w, minimum=1)
+                      for i, w in enumerate(feature_layers)]
+    dense_layers = [as_int(f"dense_layers[{i}]", w, minimum=1) for i, w in enumerate(dense_layers)]
+    if not feature_layers:
+        fail("feature_layers", (), "needs at least one layer")
+    outputs, width_in = [], 0
+    for name, width in CANDLE_UNO_FEATURES:
+        if name.startswith("dose"):
+            width_in += width
+            continue
+        prev, d = None, width
+        for i, w in enumerate(feature_layers):
+            prev = _linear(b, f"{name}.fc{i}", () if prev is None else (prev,), b.batch, d, w)
+            d = w
+        outputs.append(prev)
+        width_in += d
+    prev, d = None, width_in
+    for i, w in enumerate(dense_layers):
+        prev = _linear(b, f"dense{i}", tuple(outputs) if prev is None else (prev,), b.batch, d, w)
+        d = w
+    _linear(b, "out", (prev,) if prev else tuple(outputs), b.batch, d, 1)
+    return b.graph()
+
+
+def ncf(batch: int = 64, *, tables: int = 64, users_per_table: int = 1_000_000,
+        items_per_table: int = 1_000_000, dim: int = 128, lookups_per_table: int = 1,
+        mlp=(4096,) * 8, gpu_flops: float = DEFAULT_GPU_FLOPS) -> OpGraph:
+    """Neural collaborative filtering (He et al. 2017, the MLP tower) with many tables:
+    per table a user and an item embedding lookup, every vector concatenated into
+    an MLP that ends in one output.
+
+    TopoOpt's artifact runs 64 tables of 1 M users and 1 M items, dimension 128,
+    bags of 100 lookups and an MLP of eight 4,096-wide layers.
+
+    Examples
+    --------
+    >>> g = ncf(batch=2, tables=2, users_per_table=5, items_per_table=5, dim=4, mlp=(8,))
+    >>> sorted(op.id for op in g.ops)
+    ['item0', 'item1', 'mlp.fc0', 'out', 'user0', 'user1']
+    """
+    tables = as_int("tables", tables, minimum=1)
+    dim = as_int("dim", dim, minimum=1)
+    pool = as_int("lookups_per_table", lookups_per_table, minimum=1)
+    users = as_int("users_per_table", users_per_table, minimum=1)
+    items = as_int("items_per_table", items_per_table, minimum=1)
+    mlp = [as_int(f"mlp[{i}]", w, minimum=1) for i, w in enumerate(mlp)]
+    b = _Builder(batch, gpu_flops)
+    n = b.batch
+    embs = [b.op(f"{kind}{t}", float(n * pool * dim), rows * dim, n * dim)
+            for t in range(tables) for kind, rows in (("user", users), ("item", items))]
+    prev, d = None, 2 * tables * dim
+    for i, w in enumerate(mlp):
+        prev = _linear(b, f"mlp.fc{i}", tuple(embs) if prev is None else (prev,), n, d, w)
+        d = w
+    _linear(b, "out", (prev,) if prev else tuple(embs), n, d, 1)
     return b.graph()
 
 

@@ -25,5 +25,7 @@ milp = milp_method(formulation.build, warm_start_from=heuristics.greedy)
 register_method("circuits", "milp", milp, exact=True, options=MILP_OPTIONS + (SYMMETRY_OPTION,),
                 honours_time_limit=True,
                 summary="SiP-ML App. A.2: a binary permutation per switch (sparse model + HiGHS)")
-register_method("circuits", "exact", exact, exact=True, options=())
-register_method("circuits", "greedy", greedy, options=())
+register_method("circuits", "exact", exact, exact=True, options=(),
+                time_limit_note="polynomial (a bisection over transfer times, a König decomposition per step): its answer only exists once it ends")
+register_method("circuits", "greedy", greedy, options=(),
+                time_limit_note="one greedy pass over the ports")

@@ -1,8 +1,10 @@
-"""Methods of the ``crux`` kind: ``crux``, ``ecmp``, ``sincronia``, ``varys``, ``enumerate``."""
+"""Methods of the ``crux`` kind: ``crux``, ``ecmp``, ``sincronia``, ``sincronia-levels``,
+``varys-levels``, ``enumerate``."""
 
 from __future__ import annotations
 
 from fabricopt.algorithms.crux import enumerate as exhaustive
+from fabricopt.algorithms.crux import baselines
 from fabricopt.algorithms.crux import crux as heuristics
 from fabricopt.problems.crux import CruxInstance
 from fabricopt.methods.options import Option, at_least
@@ -31,15 +33,21 @@ def ecmp(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
     return SolverOutput(heuristics.ecmp(instance, seed=seed), "feasible")
 
 
-def sincronia(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
-              ) -> SolverOutput:
-    """Baseline: Crux's paths and priorities, Sincronia-style compression (top K-1 alone)."""
+def sincronia(instance: CruxInstance, *, time_limit=None, seed=0) -> SolverOutput:
+    """Baseline: the whole Sincronia scheduler, its BSSI order over the jobs' coflows on
+    hashed ECMP paths, mapped onto the levels (see ``baselines.sincronia_schedule``)."""
+    return SolverOutput(baselines.sincronia_schedule(instance, seed=seed), "feasible")
+
+
+def sincronia_levels(instance: CruxInstance, *, time_limit=None, seed=0,
+                     load: str = "utilization") -> SolverOutput:
+    """Ablation: Crux's paths and priorities, Sincronia-style compression (top K-1 alone)."""
     return _ranked(instance, "sincronia", load, time_limit)
 
 
-def varys(instance: CruxInstance, *, time_limit=None, seed=0, load: str = "utilization"
-          ) -> SolverOutput:
-    """Baseline: Crux's paths and priorities, Varys-style compression (K equal blocks)."""
+def varys_levels(instance: CruxInstance, *, time_limit=None, seed=0,
+                 load: str = "utilization") -> SolverOutput:
+    """Ablation: Crux's paths and priorities, Varys-style compression (K equal blocks)."""
     return _ranked(instance, "varys", load, time_limit)
 
 
@@ -80,9 +88,13 @@ register_method("crux", "crux", crux, honours_time_limit=True, options=(
     Option("compression", str, "dp",
            "compression step: dp (the paper's Algorithm 1) or exact (the optimal K-cut)",
            choices=heuristics.COMPRESSIONS)))
-register_method("crux", "ecmp", ecmp, options=())
-register_method("crux", "sincronia", sincronia, honours_time_limit=True, options=(LOAD,))
-register_method("crux", "varys", varys, honours_time_limit=True, options=(LOAD,))
+register_method("crux", "ecmp", ecmp, options=(),
+                time_limit_note="one hashed path per flow: no search to cut short")
+register_method("crux", "sincronia", sincronia, options=(),
+                time_limit_note="one BSSI ordering on hashed paths: no search to cut short")
+register_method("crux", "sincronia-levels", sincronia_levels, honours_time_limit=True,
+                options=(LOAD,))
+register_method("crux", "varys-levels", varys_levels, honours_time_limit=True, options=(LOAD,))
 register_method("crux", "enumerate", enumerate_, exact=True, honours_time_limit=True, options=(
     Option("max_path_choices", int, exhaustive.MAX_PATH_CHOICES,
            "refuse cases with more path combinations", check=at_least(1)),

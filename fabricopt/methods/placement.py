@@ -3,7 +3,7 @@
 
 Every heuristic reports the bound of :func:`.placement_bounds.heuristic_bound` (the
 largest of the fast bounds of :mod:`fabricopt.bounds.placement` and, on small
-instances, the MILP's LP relaxation and dual bound), named in ``info["bound_source"]``,
+instances, the MILP's LP relaxation and dual bound), named in ``Result.bound_source``,
 so its result has a gap even where the MILP cannot finish. The MILP is warm-started
 from the best heuristic answer and never returns anything worse.
 """
@@ -29,8 +29,7 @@ __all__ = ["sipml", "sipml_ls", "unconstrained", "round_robin", "milp"]
 def _heuristic(solution, instance: PlacementInstance, info: dict | None = None, *,
                bound_milp_s: float | None = None, time_limit=None) -> SolverOutput:
     bound = heuristic_bound(instance, solution, milp_s=bound_milp_s, time_limit=time_limit)
-    return SolverOutput(solution, "feasible", bound,
-                        {**(info or {}), "bound_source": bound.source})
+    return SolverOutput(solution, "feasible", bound, dict(info or {}))  # bound names its source
 
 
 def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
@@ -132,7 +131,8 @@ BOUND_MILP_S = Option("bound_milp_s", float, None,
                       "seconds of MILP for the bound (none: 500 nodes, at most 10 s, up to 16 "
                       "ops; else 0)",
                       check=at_least(0))
-register_method("placement", "sipml", sipml, options=(BOUND_MILP_S, _RINGS))
+register_method("placement", "sipml", sipml, options=(BOUND_MILP_S, _RINGS),
+                time_limit_note="Algorithm 1 is one pass (forward window, then relocation) with no partial placement to return; sipml-ls honours the limit")
 register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, options=(
     Option("max_evals", int, None, "schedule evaluations per restart (none: by size)",
            check=at_least(1)),
@@ -140,5 +140,7 @@ register_method("placement", "sipml-ls", sipml_ls, honours_time_limit=True, opti
            check=at_least(0)), BOUND_MILP_S, _RINGS,
     Option("circulant", bool, True, "also start from the best list schedule on a circulant "
            "peer topology (false: Algorithm 1 alone)")))
-register_method("placement", "unconstrained", unconstrained, options=(BOUND_MILP_S,))
-register_method("placement", "round-robin", round_robin, options=(BOUND_MILP_S,))
+register_method("placement", "unconstrained", unconstrained, options=(BOUND_MILP_S,),
+                time_limit_note="one list schedule")
+register_method("placement", "round-robin", round_robin, options=(BOUND_MILP_S,),
+                time_limit_note="one list schedule")

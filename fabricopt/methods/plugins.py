@@ -137,7 +137,7 @@ def _import_item(item: str) -> None:
     if item.endswith(".py") or os.sep in item or (os.altsep and os.altsep in item):
         path = Path(item).expanduser().resolve()
         if not path.is_file():
-            raise FileNotFoundError(f"no such file: {path}")
+            raise InvalidArgument(f"plugin = {item!r}: no such file: {path}")
         module_name = path.stem
         loaded = sys.modules.get(module_name)
         if loaded is not None and getattr(loaded, "__file__", None) \

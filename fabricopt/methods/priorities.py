@@ -51,9 +51,12 @@ ORDERS = Option("orders", int, 10, "random BFS topological orders to split", che
 register_method("priorities", "milp", milp, exact=True, options=MILP_OPTIONS,
                 honours_time_limit=True,
                 summary="integer levels + a cut binary per DAG edge (sparse model + HiGHS)")
-register_method("priorities", "exact", exact, exact=True, options=())
+register_method("priorities", "exact", exact, exact=True, options=(),
+                time_limit_note="an exact algorithm whose levels only exist once it ends (polynomial in the jobs)")
 register_method("priorities", "crux", crux, honours_time_limit=True, options=(
     ORDERS, Option("split", str, "monotone", "DP over split points: monotone (Monge) or dense",
                    choices=("monotone", "dense"))))
-register_method("priorities", "sincronia", sincronia, options=())
-register_method("priorities", "varys", varys, options=())
+register_method("priorities", "sincronia", sincronia, options=(),
+                time_limit_note="one ordering and one compression pass")
+register_method("priorities", "varys", varys, options=(),
+                time_limit_note="one ordering and one compression pass")

@@ -10,7 +10,7 @@ The method contract
 -------------------
 A method declares, when it registers (docs/methods.rst)::
 
-    register_method("wavelengths", "mcf", mcf, honours_time_limit=False, options=[
+    register_method("wavelengths", "mcf", mcf, honours_time_limit=True, options=[
         Option("backend", str, "highs", "LP backend", choices=("highs", "cbc")),
         Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),
         Option("fill", bool, True, "hand out leftover wavelengths"),
@@ -87,6 +87,8 @@ class Method:
         True for an undeclared method with ``**kwargs``: unknown names pass unchecked.
     honours_time_limit : bool
         True if the method stops by ``time_limit``.
+    time_limit_note : str
+        For a method that does not honour ``time_limit``: why it runs to its end.
     """
 
     kind: str
@@ -101,6 +103,7 @@ class Method:
     takes_any: bool = False
     honours_time_limit: bool = False
     passes: tuple = field(default=RESERVED, compare=False)  # of time_limit / seed
+    time_limit_note: str = field(default="", compare=False)
 
     def option(self, name: str) -> Option | None:
         """The option called ``name``, or None."""
@@ -138,7 +141,7 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
                     options: Sequence[Option] | None = None,
                     honours_time_limit: bool = False, exact: bool = False,
                     bound_only: bool = False, summary: str | None = None,
-                    source: str | None = None):
+                    source: str | None = None, time_limit_note: str = ""):
     """Register ``fn`` as method ``name`` of problem ``kind``; without ``fn``, a decorator.
 
     Parameters
@@ -158,6 +161,9 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
         the signature.
     honours_time_limit : bool
         True if ``fn`` stops by ``time_limit`` and returns its best so far.
+    time_limit_note : str
+        For a method that does not: why it runs to its end (``fabricopt methods`` shows
+        it; every built-in method says it).
     exact : bool
         True if the method proves optimality when it finishes (status ``"optimal"``).
     bound_only : bool
@@ -178,10 +184,9 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
     ------
     InvalidInstance
         If ``kind`` is not a registered problem kind.
-    ValueError
-        If a plug-in tries to replace a method that another source registered.
-    TypeError
-        If a declared option is not a keyword ``fn`` accepts.
+    InvalidArgument
+        If a plug-in tries to replace a method that another source registered, or a
+        declared option is not a keyword ``fn`` accepts.
 
     Notes
     -----
@@ -203,7 +208,8 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
         def decorator(f: Callable[..., Any]) -> Callable[..., Any]:
             register_method(kind, name, f, options=options,
                             honours_time_limit=honours_time_limit, exact=exact,
-                            bound_only=bound_only, summary=summary, source=source)
+                            bound_only=bound_only, summary=summary, source=source,
+                            time_limit_note=time_limit_note)
             try:  # lets an entry point naming f know that importing it registered it
                 f.__fabricopt_methods__ = getattr(f, "__fabricopt_methods__", ()) + ((kind, name),)
             except (AttributeError, TypeError):
@@ -234,7 +240,8 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
         takes_any = False
     method = Method(kind, name, fn, bool(exact), bool(bound_only),
                     summary if summary is not None else _first_doc_line(fn), source,
-                    options, declared, takes_any, bool(honours_time_limit), _passes(fn))
+                    options, declared, takes_any, bool(honours_time_limit), _passes(fn),
+                    "" if honours_time_limit else str(time_limit_note))
     _METHODS[(kind, name)] = method
     return method
 

@@ -6,14 +6,16 @@ import logging
 import math
 import time
 import traceback
+from numbers import Real
 from typing import Mapping
 
 from fabricopt.errors import (InfeasibleInstance, InvalidInstance, InvalidOption, InvalidSolution,
                               SolverUnavailable)
 from fabricopt.problems import instance_from_dict, kind_of
+from fabricopt.problems._validate import as_seed, fail
 from fabricopt.problems.tolerances import agree, overshoot
 from fabricopt.methods.registry import get_method
-from fabricopt.methods.result import Result, SolverOutput, relative_gap
+from fabricopt.methods.result import LIMITS, Result, SolverOutput, relative_gap
 
 __all__ = ["solve"]
 
@@ -31,14 +33,14 @@ def _call(method, instance, time_limit, seed, options):
 
 
 def _checked_limits(time_limit, seed):
+    """``(time_limit, seed)`` as a float (or None) and an int; NumPy scalars accepted, a
+    ``numpy.random.Generator`` seed gives an integer drawn from it."""
     if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+        if isinstance(time_limit, bool) or not isinstance(time_limit, Real) \
                 or not math.isfinite(time_limit) or time_limit <= 0:
-            raise InvalidOption(f"time_limit = {time_limit!r}: must be a number > 0")
+            fail("time_limit", time_limit, "must be a number > 0", InvalidOption)
         time_limit = float(time_limit)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidOption(f"seed = {seed!r}: must be an integer")
-    return time_limit, seed
+    return time_limit, as_seed("seed", seed, InvalidOption, draw=True)
 
 
 def solve(instance, method: str, *, time_limit: float | None = None, seed: int = 0,
@@ -52,9 +54,10 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     method : str
         A name from ``fabricopt.methods(kind)``.
     time_limit : float, optional
-        Seconds the method may use (MILPs stop at it and return their incumbent).
-    seed : int
-        Seed of randomized methods: same seed, same answer.
+        Seconds (> 0; NumPy floats too) the method may use (MILPs stop at it and return their incumbent).
+    seed : int or numpy.random.Generator
+        Seed of randomized methods, an integer >= 0 (NumPy integers too): same seed,
+        same answer. A generator gives the integer seed it draws.
     **options
         Method-specific options, e.g. ``backend="cbc"`` for MILPs.
 
@@ -64,7 +67,8 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         Objective recomputed by ``problems.evaluate``; a solution that fails
         ``problems.check`` gives status ``"error"``, never a score. A method that
         raises gives status ``"error"`` with ``info["traceback"]``; one that ran past
-        ``time_limit`` has ``info["time_limit_exceeded"]``; an ``"optimal"`` claim
+        ``time_limit`` has ``limit == "time"`` and ``info["time_limit_exceeded"]``;
+        ``bound_source`` names the argument behind ``bound``; an ``"optimal"`` claim
         whose proof the re-scored objective contradicts is ``"feasible"`` with the
         reason in ``info["optimality"]``.
 
@@ -95,9 +99,13 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     record = get_method(kind.name, method)
     options = record.validate(options, instance)
 
+    stopped = {"limit": "none", "bound_source": None}   # the typed fields, filled below
+
     def result(status, solution=None, objective=None, bound=None, info=None, runtime=0.0):
+        source = stopped["bound_source"] if bound is not None else None
         done = Result(kind.name, record.name, status, kind.sense, objective, bound,
-                      relative_gap(objective, bound), runtime, solution, dict(info or {}))
+                      relative_gap(objective, bound), runtime, solution, dict(info or {}),
+                      stopped["limit"], source)
         _log.info("%s / %s: %s, objective %s, bound %s, %.3f s%s", kind.name, record.name,
                   status, objective, bound, runtime,
                   f" ({done.info['message']})" if "message" in done.info else "")
@@ -129,6 +137,7 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
                                                 f"{kind.solution_type.__name__} or SolverOutput"},
                       runtime=runtime)
     info = dict(out.info)
+    stopped["limit"] = _limit(out, info, overran)
     if overran:
         info["time_limit_exceeded"] = info.get("time_limit_exceeded") or (
             f"ran {runtime:.3g} s on a {time_limit:g} s limit"
@@ -142,11 +151,12 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     # a non-finite bound (inf, nan) proves nothing: solve never returns one
     bound = out.bound if isinstance(out.bound, (int, float)) and math.isfinite(out.bound) \
         else None
+    claimed_source = info.pop("bound_source", None)   # a plug-in may still name it here
     if bound is not None:  # the method's own bound; a NamedBound names its argument
-        info.setdefault("bound_source", getattr(bound, "source", record.name))
+        stopped["bound_source"] = claimed_source or getattr(bound, "source", record.name)
         bound = float(bound)
     if kind.bound is not None and out.status != "infeasible":
-        bound = _kind_bound(kind, instance, bound, info)
+        bound = _kind_bound(kind, instance, bound, stopped)
 
     if solution is None:
         if out.status in ("optimal", "feasible"):
@@ -176,7 +186,7 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     if status == "optimal":
         status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
         if status == "optimal":
-            info["bound_source"] = "optimal"   # the proof is the tightest bound
+            stopped["bound_source"] = "optimal"   # the proof is the tightest bound
     if bound is not None:
         # one tolerance (problems/tolerances.py): beyond it the bound is wrong
         if overshoot(kind.sense, bound, objective):
@@ -213,16 +223,30 @@ def _certify(record, sense: str, objective: float, own: float | None, bound: flo
     return "feasible", bound
 
 
-def _kind_bound(kind, instance, bound: float | None, info: dict) -> float | None:
-    """The tighter of the method's bound and the kind's; ``info["bound_source"]`` names
-    the winner (a kind's :class:`~fabricopt.problems.NamedBound` names its argument)."""
+def _limit(out: SolverOutput, info: dict, overran: bool) -> str:
+    """Why the method stopped (:data:`~fabricopt.methods.result.LIMITS`): its own word
+    (``SolverOutput.limit``, or ``info["limit"]`` from an algorithm's details), else
+    ``"time"`` when it ran past the limit or reported that time ran out, else ``"none"``."""
+    said = out.limit or info.pop("limit", None)
+    if said is not None and said not in LIMITS:
+        said = None
+    if overran or "time_limit_exceeded" in info:
+        return "time"
+    return said or "none"
+
+
+def _kind_bound(kind, instance, bound: float | None, stopped: dict) -> float | None:
+    """The tighter of the method's bound and the kind's; ``stopped["bound_source"]``
+    names the winner (a kind's :class:`~fabricopt.problems.NamedBound` names its
+    argument)."""
     theirs = kind.bound(instance)
     if theirs is None:
         return bound
     tighter = _tighter(kind.sense, bound, float(theirs))
     # a method's bound that only matches the kind's (to rounding) is the kind's argument
     if bound is None or tighter != bound or agree(bound, theirs):
-        info["bound_source"] = getattr(theirs, "source", kind.bound_name or f"{kind.name} bound")
+        stopped["bound_source"] = getattr(theirs, "source",
+                                          kind.bound_name or f"{kind.name} bound")
     return tighter
 
 

@@ -5,7 +5,7 @@ Every method reports the bytes-weighted mean hop count of its answer (TopoOpt's
 bandwidth tax) as ``info["mean_hops"]``. The heuristics report the bound of
 :func:`.topology_bounds.heuristic_bound` (port load or volume and, up to
 ``MAX_RELAXATION_SERVERS`` servers or with ``flow_relaxation=True``, the LP relaxation),
-named in ``info["bound_source"]``.
+named in ``Result.bound_source``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ def _output(instance: TopologyInstance, solution, status: str = "feasible", boun
 def _heuristic(instance: TopologyInstance, solution, flow_relaxation, info=None
                ) -> SolverOutput:
     bound = heuristic_bound(instance, relaxation=flow_relaxation)
-    return _output(instance, solution, bound=bound,
-                   info={**(info or {}), "bound_source": bound.source})
+    return _output(instance, solution, bound=bound, info=dict(info or {}))  # bound names its source
 
 
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
@@ -126,6 +125,9 @@ register_method("topology", "topoopt", topoopt, honours_time_limit=True, options
            check=_mp_degree_fits), PATHS, FLOW_RELAXATION,
     Option("candidates", bool, True,
            "score a few ring allocations and the plain ring, keep the best (false: the paper's)")))
-register_method("topology", "ring", ring, options=(PATHS, FLOW_RELAXATION))
-register_method("topology", "random-regular", random_regular, options=(PATHS, FLOW_RELAXATION))
-register_method("topology", "ocs-reconfig", ocs_reconfig, options=(PATHS, FLOW_RELAXATION))
+register_method("topology", "ring", ring, options=(PATHS, FLOW_RELAXATION),
+                time_limit_note="one construction and one routing pass")
+register_method("topology", "random-regular", random_regular, options=(PATHS, FLOW_RELAXATION),
+                time_limit_note="one construction and one routing pass")
+register_method("topology", "ocs-reconfig", ocs_reconfig, options=(PATHS, FLOW_RELAXATION),
+                time_limit_note="one construction and one routing pass")

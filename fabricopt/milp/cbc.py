@@ -55,4 +55,6 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
                   for v in problem.variables()}
         objective = pulp.value(problem.objective)
     bound = objective if status == "optimal" else None
-    return status, values, objective, bound, None, {}
+    # without a gap to stop at, CBC leaves a proof unfinished only when time runs out
+    stopped = time_limit is not None and rel_gap == 0 and status in ("feasible", "no_solution")
+    return status, values, objective, bound, None, {"limit": "time" if stopped else "none"}

@@ -15,13 +15,15 @@ import contextlib
 import contextvars
 import time
 
+from fabricopt.errors import FabricError
+
 __all__ = ["BuildTimeLimit", "build_deadline", "check_deadline"]
 
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "fabricopt_build_deadline", default=None)
 
 
-class BuildTimeLimit(Exception):
+class BuildTimeLimit(FabricError):
     """The deadline passed while a model was being built or copied into the solver."""
 
 

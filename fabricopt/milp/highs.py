@@ -209,6 +209,16 @@ def _attempt(arrays, deadline, rel_gap, seed, start, max_nodes=None):
     return status, col, info, h.modelStatusToString(model_status)
 
 
+def _limit_of(model_status: str) -> str:
+    """Why HiGHS stopped, as ``Result.limit`` names it (from its model-status text)."""
+    text = model_status.lower()
+    if "time limit" in text or "interrupt" in text:
+        return "time"   # fabricopt interrupts HiGHS only at the deadline
+    if "limit" in text:
+        return "work"   # iteration, node (solution-limit) budgets
+    return "none"
+
+
 def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
                 warm_start: Mapping[str, float] | None, seed: int,
                 max_nodes: int | None = None):
@@ -222,7 +232,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
     integer = len(arrays.integer) > 0
     status, col, info, model_status = _attempt(arrays, deadline, rel_gap, seed, warm_start,
                                                max_nodes)
-    notes: dict = {"model_status": model_status}
+    notes: dict = {"model_status": model_status, "limit": _limit_of(model_status)}
     objective = None if col is None else arrays.objective_of(col)
     reported = None if col is None else info.objective_function_value
     if col is not None and not _agree(objective, reported):
@@ -233,7 +243,7 @@ def solve_highs(arrays: LinearArrays, *, deadline: float | None, rel_gap: float,
                                                retry[2].objective_function_value):
                 status, col, info, model_status = retry
                 objective = arrays.objective_of(col)
-                notes = {"model_status": model_status,
+                notes = {"model_status": model_status, "limit": _limit_of(model_status),
                          "cross_check": {**mismatch, "resolved": "re-solved without the MIP "
                                                                  "start"}}
                 mismatch = None

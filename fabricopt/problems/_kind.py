@@ -47,7 +47,7 @@ class NamedBound(float):
     """A bound's value (a float) that also names the argument it comes from: ``source``.
 
     A kind's ``bound`` may return one, so a result can say which bound it reports
-    (``info["bound_source"]``).
+    (``Result.bound_source``).
 
     Examples
     --------
@@ -106,7 +106,7 @@ class ProblemKind:
         minimizing, upper when maximizing) that every result of this kind may use; a
         :class:`NamedBound` also says which argument gave it.
     bound_name : str
-        What ``info["bound_source"]`` calls ``bound`` when it returns a plain float.
+        What ``Result.bound_source`` calls ``bound`` when it returns a plain float.
     size : callable or None
         ``size(instance) -> int``: a single size figure for reports (e.g. GPUs, ops).
     """

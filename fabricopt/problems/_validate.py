@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from fabricopt.errors import InvalidInstance
+from fabricopt.errors import InvalidInstance, printable
 
 __all__ = [
     "MIN_MAGNITUDE",
@@ -30,6 +30,7 @@ __all__ = [
     "as_id",
     "as_list",
     "as_object",
+    "as_seed",
 ]
 
 
@@ -86,7 +87,9 @@ def _digits(n: int) -> str:
 
 def fail(field: str, value: Any, rule: str, error: type[Exception] = InvalidInstance):
     """Raise ``error`` with the message ``"<field> = <value>: <rule>"``, the value shown
-    by :func:`shown` (and an overlong field name cut likewise)."""
+    by :func:`shown` (and an overlong field name cut likewise; control characters of a
+    name taken from the input escaped by :func:`~fabricopt.errors.printable`)."""
+    field = printable(field)
     if len(field) > _MAX_FIELD_CHARS:
         field = field[:_MAX_FIELD_CHARS] + "…"
     raise error(f"{field} = {shown(value)}: {rule}")
@@ -258,3 +261,29 @@ def as_object(field: str, value: Any, allowed, error: type[Exception] = InvalidI
         fail(field, value, f"must be an object with {', '.join(allowed)}", error)
     reject_unknown_keys(value, allowed, field, error)
     return value
+
+
+def as_seed(field: str, value: Any, error: type[Exception] = InvalidInstance, *,
+            draw: bool = False):
+    """A seed: an integer >= 0 (Python or NumPy) or a ``numpy.random.Generator``.
+
+    With ``draw`` a generator gives an integer seed drawn from it (for methods, which
+    take integers): the same generator state, the same seed.
+
+    Examples
+    --------
+    >>> as_seed("seed", np.int64(3)), as_seed("seed", np.random.default_rng(1), draw=True)
+    (3, 4720721261117928063)
+    >>> as_seed("seed", -1)
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: seed = -1: must be an integer >= 0 or a numpy.random.Generator
+    """
+    rule = "must be an integer >= 0 or a numpy.random.Generator"
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(0, 2 ** 63)) if draw else value
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        fail(field, value, rule, error)
+    if value < 0:
+        fail(field, value, rule, error)
+    return int(value)

@@ -62,6 +62,10 @@ class SimJob:
         Priority level; higher is served first.
     flows : tuple of (bytes, tuple of link names)
         Bytes each flow moves per iteration, and the links of its path.
+    flow_cap_gbps : tuple of float
+        Empty (the default: no limit), or one rate limit per flow in 10^9 bit/s (> 0;
+        ``inf`` for none): a sender-side cap, as a coflow scheduler's rate allocation
+        sets (Varys's MADD).
     """
 
     gpus: int
@@ -69,6 +73,7 @@ class SimJob:
     overlap: float
     level: int
     flows: tuple = ()
+    flow_cap_gbps: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -249,6 +254,11 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
                                                for job in jobs],
                          [len(job.flows) for job in jobs],
                          names or [f"#{j}" for j in range(len(jobs))])
+    for j, job in enumerate(jobs):
+        if job.flow_cap_gbps and (len(job.flow_cap_gbps) != len(job.flows) or not all(
+                float(c) > 0 for c in job.flow_cap_gbps)):
+            raise InvalidArgument(f"jobs[{j}].flow_cap_gbps = {job.flow_cap_gbps!r}: one "
+                                  f"limit > 0 per flow ({len(job.flows)})")
     n = len(jobs)
     compute = np.zeros(n)
     sent = np.zeros(n)
@@ -321,6 +331,9 @@ class _Component:
                 fbits.append(8.0 * float(nbytes))
                 paths.append(links)
         cap, flinks, fcap = _shared_links(link_gbps, paths)
+        limits = [limit for job in jobs
+                  for limit in (job.flow_cap_gbps or (math.inf,) * len(job.flows))]
+        fcap = [min(own, float(limit) * 1e9) for own, limit in zip(fcap, limits)]
         self.flows = FlowState(cap, fbits, fjob, flinks, fcap, [int(job.level) for job in jobs],
                                (a, b), backend)
         self.C = [float(job.compute_s) for job in jobs]

@@ -46,8 +46,10 @@ def test_bench_prints_tables_writes_report_and_resumes(tmp_path, capsys):
     assert "suite t: 4 runs, 0 already stored, 4 run now, 0 failed" in printed.err
     assert "4/4 runs" in printed.err  # the progress bar
     for name in ("bench.sqlite", "report.md", "summary.csv", "runs.csv",
-                 "plots/t-circuits-gap-vs-runtime.png", "plots/t-circuits-runtime-vs-size.png"):
+                 "plots/t-circuits-gap-vs-runtime.png", "plots/t-circuits-gap-vs-runtime.pdf"):
         assert (out / name).is_file(), name
+    # One size (4 GPUs): no single-point runtime-vs-size line.
+    assert not (out / "plots/t-circuits-runtime-vs-size.png").exists()
     (out / "report.md").unlink()
     assert main(["bench", "report", str(out)]) == 0
     assert "### t: circuits" in capsys.readouterr().out and (out / "report.md").is_file()

@@ -105,11 +105,14 @@ def test_report_files_carry_the_same_numbers(tmp_path):
     assert len(runs) == 10  # the duplicate counts once
     gap = {(r["instance_id"], r["method"]): r["primal_gap"] for r in runs}
     assert float(gap["c/I1/0", "b"]) == pytest.approx(0.24)
+    # Only s / circuits spans two sizes (4 and 8): elsewhere a runtime-vs-size line would
+    # be a single point.
     assert [p.name for p in files.plots] == [
-        "other-circuits-gap-vs-runtime.png", "other-circuits-runtime-vs-size.png",
-        "s-circuits-gap-vs-runtime.png", "s-circuits-runtime-vs-size.png",
-        "s-priorities-gap-vs-runtime.png", "s-priorities-runtime-vs-size.png"]
+        "other-circuits-gap-vs-runtime.png", "s-circuits-gap-vs-runtime.png",
+        "s-circuits-runtime-vs-size.png", "s-priorities-gap-vs-runtime.png"]
+    assert text.count("runtime-vs-size: too few distinct points for a figure") == 2
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in files.plots)
+    assert all(p.with_suffix(".pdf").read_bytes()[:5] == b"%PDF-" for p in files.plots)
 
 
 def test_report_of_a_folder_without_database_is_one_clear_error(tmp_path):

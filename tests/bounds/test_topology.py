@@ -20,7 +20,7 @@ def test_relaxation_beats_the_port_bound_where_link_directions_differ():
     # one commodity lets every server's supply meet its own demand: nothing beyond t0
     assert relaxation_bound(CYCLE, commodities=1) == pytest.approx(0.5)
     r = fabricopt.solve(CYCLE, "ring")
-    assert r.info["bound_source"] == "flow-relaxation" and r.bound == pytest.approx(2 / 3)
+    assert r.bound_source == "flow-relaxation" and r.bound == pytest.approx(2 / 3)
 
 
 @pytest.mark.parametrize("sizes", [dict(servers=6, degree=3), dict(servers=6, degree=4),
@@ -43,8 +43,8 @@ def test_relaxation_is_below_the_milp_optimum(sizes, seed):
 def test_heuristics_name_their_bound_and_validate_the_option():
     inst = generate(seed=0, servers=16, degree=4)
     r = fabricopt.solve(inst, "topoopt")
-    assert r.info["bound_source"] in ("port-load", "volume")
-    assert heuristic_bound(inst, relaxation=False).source == r.info["bound_source"]
+    assert r.bound_source in ("port-load", "volume")
+    assert heuristic_bound(inst, relaxation=False).source == r.bound_source
     try:   # a bad option is the caller's error, reported or raised
         bad = fabricopt.solve(inst, "ring", flow_relaxation="yes")
     except ValueError as exc:

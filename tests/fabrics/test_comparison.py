@@ -6,8 +6,9 @@ import pytest
 
 from fabricopt import InvalidInstance
 from fabricopt.cli import main
+from fabricopt.bench.plots import iteration_vs_bandwidth
 from fabricopt.fabrics.comparison import (FABRIC_NAMES, Row, compare, make_fabric, markdown_table,
-                                          plot, write_csv)
+                                          write_csv)
 from fabricopt.fabrics.models import DirectConnect, ElectFlat, method_available
 from tests.fabrics.test_iteration import TOY
 
@@ -59,10 +60,12 @@ def test_table_csv_and_plot(tmp_path):
     with open(tmp_path / "r.csv") as f:
         read = list(csv.DictReader(f))
     assert [float(r["iteration_s"]) for r in read] == [r.iteration_s for r in rows]
-    plot(rows, tmp_path / "r.png")
+    assert iteration_vs_bandwidth(rows, tmp_path / "r.png") == tmp_path / "r.png"
     assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    plot([Row("w", 1, "f", 1.0, 1.0, None, None, None, None, None, None, None, 0.0, "x")],
-         tmp_path / "empty.png")
+    assert (tmp_path / "r.pdf").read_bytes()[:5] == b"%PDF-"
+    iteration_vs_bandwidth(
+        [Row("w", 1, "f", 1.0, 1.0, None, None, None, None, None, None, None, 0.0, "x")],
+        tmp_path / "empty.png")
     assert (tmp_path / "empty.png").exists()
 
 
@@ -73,7 +76,7 @@ def test_cli_compare_writes_table_csv_and_plot(tmp_path, capsys):
     assert code == 0
     out = capsys.readouterr().out
     assert out.startswith("| workload |") and out.count("| resnet50 | 8 |") == 4
-    for ext in ("md", "csv", "png"):
+    for ext in ("md", "csv", "png", "pdf"):
         assert (tmp_path / f"out.{ext}").stat().st_size > 0
 
 

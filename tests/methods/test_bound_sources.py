@@ -1,4 +1,4 @@
-"""Every result names the bound it reports (``info["bound_source"]``), and ``solve`` keeps
+"""Every result names the bound it reports (``Result.bound_source``), and ``solve`` keeps
 rejecting a bound on the wrong side of a checked objective, wherever it comes from."""
 
 import dataclasses
@@ -34,7 +34,7 @@ def temp_method():
 def test_heuristics_name_the_fast_bound():
     inst = generate(seed=0, ops=40, gpus=8, max_peers=3)
     r = fabricopt.solve(inst, "sipml")
-    assert r.info["bound_source"] == lower_bound(inst).source
+    assert r.bound_source == lower_bound(inst).source
     assert r.bound == pytest.approx(float(lower_bound(inst)))
 
 
@@ -45,7 +45,7 @@ def test_milp_dual_bound_closes_a_tiny_gap_the_fast_bounds_leave():
     dual = milp_dual_bound(inst, time_limit=30.0)
     assert dual == pytest.approx(optimum, rel=1e-6)
     r = fabricopt.solve(inst, "sipml-ls", bound_milp_s=30.0)
-    assert r.info["bound_source"] == "milp-dual" and r.gap == pytest.approx(0.0, abs=1e-6)
+    assert r.bound_source == "milp-dual" and r.gap == pytest.approx(0.0, abs=1e-6)
 
 
 def test_the_default_model_bound_is_a_node_budget_not_a_clock(monkeypatch):
@@ -72,7 +72,7 @@ def test_bound_option_is_validated():
 def test_optimal_results_name_the_proof():
     inst = generate(seed=0, ops=8, gpus=3, max_peers=1)
     r = fabricopt.solve(inst, "milp")
-    assert r.status == "optimal" and r.info["bound_source"] == "optimal"
+    assert r.status == "optimal" and r.bound_source == "optimal"
 
 
 def test_a_method_bound_on_the_wrong_side_is_rejected(temp_method):
@@ -106,4 +106,4 @@ def test_every_kind_names_its_bound(kind, name):
     heuristic = next(m for m in fabricopt.methods(kind)
                      if not _METHODS[kind, m].exact and not _METHODS[kind, m].bound_only)
     r = fabricopt.solve(inst, heuristic)
-    assert r.status == "feasible" and r.info["bound_source"] in (name, heuristic)
+    assert r.status == "feasible" and r.bound_source in (name, heuristic)

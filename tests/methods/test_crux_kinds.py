@@ -16,7 +16,8 @@ FIG13 = {"problem": "priorities", "levels": 2,
 
 def test_methods_are_registered():
     assert fabricopt.methods("priorities") == ["crux", "exact", "milp", "sincronia", "varys"]
-    assert fabricopt.methods("crux") == ["crux", "ecmp", "enumerate", "sincronia", "varys"]
+    assert fabricopt.methods("crux") == ["crux", "ecmp", "enumerate", "sincronia",
+                                         "sincronia-levels", "varys-levels"]
 
 
 @pytest.mark.parametrize("method, objective, status", [
@@ -81,7 +82,7 @@ def test_crux_without_a_limit_is_unchanged():
     assert "time_limit_exceeded" not in r.info
 
 
-@pytest.mark.parametrize("method", ["sincronia", "varys"])
+@pytest.mark.parametrize("method", ["sincronia-levels", "varys-levels"])
 def test_ranked_baselines_honour_a_time_limit(method):
     from fabricopt.methods.registry import get_method
 

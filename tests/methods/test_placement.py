@@ -35,7 +35,7 @@ def test_heuristics_return_the_lower_bound_themselves():
     for fn in (wiring.sipml, wiring.sipml_ls, wiring.unconstrained, wiring.round_robin):
         fast = fn(inst, bound_milp_s=0)
         assert fast.bound == lower_bound(inst)
-        assert fast.info["bound_source"] == lower_bound(inst).source
+        assert fast.bound.source == lower_bound(inst).source
         assert fn(inst).bound >= lower_bound(inst)
 
 

@@ -30,8 +30,49 @@ def temp_method():
 def test_envelope_keys_and_order():
     r = fabricopt.solve(INST, "exact")
     assert list(r.to_dict()) == ["problem", "method", "status", "sense", "objective", "bound",
-                                 "gap", "runtime_s", "solution", "info"]
+                                 "gap", "runtime_s", "limit", "bound_source", "solution", "info"]
     assert r.status == "optimal" and r.gap == 0.0 and r.objective == pytest.approx(1.0)
+    assert (r.limit, r.bound_source) == ("none", "optimal")
+
+
+def test_why_a_run_stopped_is_a_typed_field(temp_method):
+    import time
+
+    from fabricopt.problems.placement import generate as placement_instance
+
+    # a heuristic's evaluation budget: work
+    inst = placement_instance(2, ops=30, gpus=8, max_peers=2)
+    r = fabricopt.solve(inst, "sipml-ls", max_evals=3)
+    assert r.limit == "work" and "limit" not in r.info
+    assert fabricopt.solve(inst, "sipml").limit == "none"
+
+    # a method that runs past the time limit: time, whatever it says
+    def slow(instance, **_):
+        time.sleep(0.05)
+        return fabricopt.solve(instance, "greedy").solution
+
+    temp_method("slow-test", slow)
+    r = fabricopt.solve(INST, "slow-test", time_limit=0.01)
+    assert r.limit == "time" and "time_limit_exceeded" in r.info
+
+    # a MILP stopped by HiGHS's node budget: work
+    from fabricopt.milp import run_milp
+    from fabricopt.models.placement import build
+
+    run = run_milp(build(placement_instance(1, ops=14, gpus=4, max_peers=2)), max_nodes=1)
+    assert run.info["limit"] in ("work", "none")   # "none" only if the root node proved it
+    if run.status == "feasible":
+        assert run.info["limit"] == "work"
+
+
+def test_the_envelope_round_trips_the_typed_fields():
+    r = fabricopt.solve(INST, "greedy")
+    back = fabricopt.Result.from_dict(r.to_dict())
+    assert (back.limit, back.bound_source) == (r.limit, r.bound_source) == ("none", "port-load")
+    legacy = {k: v for k, v in r.to_dict().items() if k not in ("limit", "bound_source")}
+    assert fabricopt.Result.from_dict(legacy).limit == "none"
+    with pytest.raises(fabricopt.InvalidSolution, match="limit = 'nodes': must be one of none"):
+        fabricopt.Result.from_dict({**r.to_dict(), "limit": "nodes"})
 
 
 def test_objective_comes_from_evaluate_not_the_method(temp_method):
@@ -185,3 +226,13 @@ def test_gap_formula():
 def test_methods_listing():
     assert fabricopt.methods("circuits") == ["exact", "greedy", "milp"]
     assert "circuits" in fabricopt.methods()
+
+
+def test_every_builtin_method_honours_the_time_limit_or_says_why_not():
+    from fabricopt.methods import all_methods
+
+    for kind in fabricopt.kinds():
+        for m in all_methods(kind):
+            if m.source == "builtin":
+                assert m.honours_time_limit or m.time_limit_note, f"{kind}/{m.name}"
+                assert not (m.honours_time_limit and m.time_limit_note), f"{kind}/{m.name}"

@@ -234,7 +234,7 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
         else:
             break
     info = {"evals": budget.used, "improvements": improvements, "restarts": done_restarts,
-            "order": order_name}
+            "order": order_name, "limit": budget.stopped_by()}
     return schedule(instance, best_gpu, sched.order), info
 
 

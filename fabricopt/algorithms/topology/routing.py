@@ -15,7 +15,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
-from fabricopt.errors import InfeasibleInstance, SolverFailure
+from fabricopt.errors import InfeasibleInstance, InvalidArgument
 from fabricopt.problems.topology import (Path, Ring, Route, TopologyInstance, TopologySolution,
                                          busiest_link_time, path_loads, ring_traffic)
 
@@ -158,7 +158,7 @@ class RouteBook:
         if volume <= 0:
             return
         if not paths:
-            raise SolverFailure(f"no path from {src} to {dst}")
+            raise InvalidArgument(f"no path from {src} to {dst}")
         per_path = volume / len(paths)
         entry = self._bytes.setdefault((src, dst), {})
         for path in paths:

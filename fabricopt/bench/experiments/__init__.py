@@ -42,6 +42,7 @@ DEFAULT_OUT = "reproduce-results"
 _MODULES = ("fabricopt.bench.experiments.crux",
             "fabricopt.bench.experiments.sipml",
             "fabricopt.bench.experiments.topoopt",
+            "fabricopt.bench.experiments.topoopt_artifact",
             "fabricopt.bench.experiments.methods",
             "fabricopt.bench.experiments.circuits",
             "fabricopt.bench.experiments.wavelengths",

@@ -4,7 +4,7 @@
   heuristics on the 2,000-op family (``k32-p7``, the ``paper`` suite's row):
   mean PD gap per method over the nine rows the issue was written against (``tiny``,
   ``small``, ``medium``, ``large``), over all current quick rows and per family, and
-  per row with the bound that gave it (``info["bound_source"]``).
+  per row with the bound that gave it (``Result.bound_source``).
 - **Bound against the proven optimum**: the fast placement bound
   (:func:`fabricopt.problems.placement.lower_bound`) and the bound fabricopt reported
   the two classic bounds alone, ``max(critical path, total compute / gpus)``, against the MILP's

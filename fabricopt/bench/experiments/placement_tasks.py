@@ -145,7 +145,7 @@ def solve_task(sizes: dict, seed: int, method: str, options: dict | None = None,
                                             seed=method_seed, **(options or {})))
     _scored(result, f"{method} on seed {seed}")
     return {"value": result.objective, "status": result.status, "bound": result.bound,
-            "bound_source": result.info.get("bound_source"), "runtime_s": result.runtime_s,
+            "bound_source": result.bound_source, "runtime_s": result.runtime_s,
             "cpu_s": cpu_s, "sub_ops": instance.size, "max_peers": instance.max_peers}
 
 
@@ -173,7 +173,7 @@ def transformer_task(max_peers: int, gpus: int = 64, tau_s: float = 1e-5,
             "sipml_s": ours.objective, "sipml_ls_s": ls.objective,
             "sipml_ls_runtime_s": ls.runtime_s, "sipml_ls_evals": ls.info.get("evals"),
             "unconstrained_s": clique.objective, "bound_s": ours.bound,
-            "bound_source": ours.info.get("bound_source"), **_moves(ours.info)}
+            "bound_source": ours.bound_source, **_moves(ours.info)}
 
 
 @register_task("placement.family")

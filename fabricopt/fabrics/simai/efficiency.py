@@ -12,12 +12,14 @@ SimAI-Analytical 1.7 source (``astra-sim/system/calbusbw.cc``), restated:
   messages run at the nominal bus bandwidth;
 - between two sizes the factor is interpolated linearly, below the smallest size the
   smallest size's factor is used; an empty cell reads as 1;
-- a group of ``m`` nodes reads the column of ``m`` (1, 2, 4, ... 128), other node
-  counts the 16-node column; above the largest size (SimAI stops with an error) we
+- a group of ``m`` nodes reads the column of ``m`` (1, 2, 4, ... 128), 9 nodes the
+  "Multi" column (``getValue`` maps 9 to column 9), other node counts the 16-node
+  column; above the largest size (SimAI stops with an error) we
   use the largest size's factor, 1;
-- the factors apply only to TP AllGather / ReduceScatter (the NVLink table when the
-  TP group is inside a server, else the NIC table; column ``max(1, TP / gpus per
-  server)``), TP all-to-all (the all-to-all table, column ``max(1, TP / gpus per
+- the factors apply only to TP AllGather / ReduceScatter (the NVLink table when
+  NVLink is the bottleneck of the bus bandwidth, else the NIC table — a TP group inside a
+  server reads the NIC table, whose one-node column equals the NVLink table's; column
+  ``max(1, TP / gpus per server)``), TP all-to-all (the all-to-all table, column ``max(1, TP / gpus per
   server)``) and EP all-to-all (the all-to-all table: column 1 when ``TP*EP`` fits in a
   server, "Multi" when TP alone fills one, else ``TP*EP / gpus per server`` nodes);
   every other collective has factor 1.
@@ -51,7 +53,7 @@ __all__ = ["EfficiencyTable", "Efficiency", "read_table", "read_efficiency",
 MULTI = "multi"
 #: The three tables and their file names.
 TABLE_FILES = {"nic": "nic_ratio.csv", "nvlink": "nvlink_ratio.csv", "ata": "ata_ratio.csv"}
-_NODE_COLUMNS = {1: 1, 2: 2, 4: 3, 8: 4, 16: 5, 32: 6, 64: 7, 128: 8, MULTI: 9}
+_NODE_COLUMNS = {1: 1, 2: 2, 4: 3, 8: 4, 16: 5, 32: 6, 64: 7, 128: 8, 9: 9, MULTI: 9}
 _DEFAULT_COLUMN = 5
 
 
@@ -141,10 +143,17 @@ class Efficiency:
     ata: EfficiencyTable
 
     def collective_factor(self, group: str, op: str, nbytes: float, *, tp: int, ep: int,
-                          gpus_per_server: int) -> float:
-        """The efficiency of one collective (``op`` over ``group`` moving ``nbytes``)."""
+                          gpus_per_server: int, nvlink_bound: bool | None = None) -> float:
+        """The efficiency of one collective (``op`` over ``group`` moving ``nbytes``).
+
+        ``nvlink_bound`` says whether NVLink bounds the collective's bus bandwidth (it
+        picks the table of a TP AllGather / ReduceScatter); default: a TP group inside
+        a server is, one across servers is not.
+        """
         if group == "TP" and op in ("ALLGATHER", "REDUCESCATTER"):
-            table = self.nvlink if tp <= gpus_per_server else self.nic
+            if nvlink_bound is None:
+                nvlink_bound = tp <= gpus_per_server
+            table = self.nvlink if nvlink_bound else self.nic
             return table.factor(nbytes, table.column(max(1, tp // gpus_per_server)))
         if group == "TP" and op == "ALLTOALL":
             return self.ata.factor(nbytes, self.ata.column(max(1, tp // gpus_per_server)))

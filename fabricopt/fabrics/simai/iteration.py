@@ -40,16 +40,24 @@ How a fabric delivers a traffic:
   :class:`~fabricopt.fabrics.models.ElectFlat`,
   :class:`~fabricopt.fabrics.models.FatTree`) price each traffic alone in closed form
   (fluid: the busiest of GPU ports, server NICs, edge uplinks);
-- fabrics configured by a solver (SiP-OCS by ``circuits``, SiP-Ring by
-  ``wavelengths``, direct-connect by ``topology``) are configured **once**, for the
-  whole iteration's traffic (SiP-ML §3.3 configures the OCS once per job; TopoOpt
-  §4 once per job), and a traffic's time is the problem kind's own ``evaluate`` of that
-  traffic on that configuration (circuits / lightpaths dedicated to a pair; host
-  forwarding over the chosen routes), with the fabric's own scaling (SiP-Ring's duty
-  cycle). The OCS's 10 ms reconfiguration is per job, not per iteration, and is left
-  out. A fabric that cannot carry the traffic raises
-  :class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair
-  beyond reach).
+- fabrics configured by a solver (SiP-OCS by ``circuits``, direct-connect by
+  ``topology``) are configured **once**, for the whole iteration's traffic (SiP-ML §3.3
+  configures the OCS once per job; TopoOpt §4 once per job), and a traffic's time is
+  the problem kind's own ``evaluate`` of that traffic on that configuration (circuits
+  dedicated to a pair; host forwarding over the chosen routes). The OCS's 10 ms
+  reconfiguration is per job, not per iteration, and is left out. Direct-connect gets
+  the job's real collective groups (:class:`MutableRingDelivery`): every TP, DP, DP_EP
+  and EP ring collective is an AllReduce group whose ring order TopoOpt chooses (§4.3,
+  mutability), all-to-all and pipeline bytes its point-to-point traffic, so its degree
+  shapes the topology;
+- SiP-Ring (``wavelengths``) retunes in 25 us and is reconfigured per collective phase
+  (:class:`PerPhaseDelivery`): each collective gets its own lightpaths, in rounds when
+  one configuration cannot carry it, each round paying one retuning, on top of the
+  ring's duty cycle.
+
+A fabric that cannot carry the traffic raises
+:class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair beyond
+reach).
 
 Why this is SimAI-Analytical on Elect-Cluster: SimAI prices a collective at a bus
 bandwidth — TP on NVLink; DP AllGather / ReduceScatter over the NICs of the group's
@@ -90,12 +98,16 @@ from typing import Any, Mapping
 from fabricopt.errors import InfeasibleInstance
 from fabricopt.problems import evaluate, instance_from_dict
 from fabricopt.problems._validate import as_float, as_int, fail
-from fabricopt.fabrics.models import Allocation, ElectCluster, Fabric
+import numpy as np
+
+from fabricopt.fabrics.models import Allocation, DirectConnect, ElectCluster, Fabric, SipRing
+from fabricopt.fabrics.traffic import AllReduce, Traffic
 from fabricopt.fabrics.simai.workload import SimAIWorkload, SparseTraffic, member_bytes
 from fabricopt.fabrics.simai.efficiency import Efficiency, read_efficiency, simai_efficiency
 
 __all__ = ["MODES", "GIB_BYTES", "SMALL_MESSAGE_BYTES", "SMALL_MESSAGE_S", "gib_per_s_to_gbps",
            "simai_cluster", "SimAIIterationTime", "simai_iteration_time", "Delivery",
+           "MutableRingDelivery", "PerPhaseDelivery", "make_delivery",
            "REPORT_GROUPS"]
 
 #: Collective pricing modes.
@@ -142,17 +154,24 @@ def simai_cluster(nvlink_GBps: float = 360.0, nic_GBps: float = 48.5, nics_per_s
 
 
 class Delivery:
-    """The time ``fabric`` takes to deliver a traffic of a job on ``gpus`` GPUs whose
-    whole per-iteration traffic is ``job`` (see the module docstring).
+    """The time ``fabric`` takes to deliver traffics of ``workload`` on ``gpus`` GPUs
+    (see the module docstring).
 
-    Fabrics that need a solver are configured once, for ``job``; the others price
-    every traffic alone. :meth:`seconds` is linear in the traffic's bytes.
+    Fabrics that need a solver are configured once, for the job's whole traffic
+    (``per_member``, default all of it); the others price every traffic alone. Every
+    price is linear in the traffic's bytes.
     """
 
-    def __init__(self, fabric: Fabric, job: SparseTraffic):
+    def phase_delay_s(self, kind: str, shape: str) -> float:
+        """Seconds a collective of ``kind`` and ``shape`` pays to reconfigure the fabric."""
+        return 0.0
+
+    def __init__(self, fabric: Fabric, workload: SimAIWorkload, gpus: int,
+                 per_member: Mapping | None = None):
         self.fabric = fabric
-        self.nodes = job.nodes
-        self.allocation: Allocation = fabric.allocate(job.to_traffic())
+        self.workload = workload
+        self.gpus = gpus
+        self.allocation: Allocation = fabric.allocate(self._job(per_member))
         result = self.allocation.result
         self.configured = result is not None
         if self.configured:
@@ -161,14 +180,165 @@ class Delivery:
             # The fabric's own scaling of its solver's objective (SiP-Ring: duty cycle).
             self._scale = self.allocation.comm_time_s / objective if objective > 0 else 1.0
 
+    def _job(self, per_member: Mapping | None):
+        return self.workload.traffic(self.gpus, per_member=per_member).to_traffic()
+
     def seconds(self, traffic: SparseTraffic) -> float:
         """Seconds to deliver ``traffic`` (every pair sending at once)."""
         if traffic.total_bytes <= 0:
             return 0.0
+        return self._priced(traffic.to_traffic())
+
+    def _priced(self, traffic: Traffic) -> float:
         if not self.configured:
-            return float(self.fabric.allocate(traffic.to_traffic()).comm_time_s)
-        instance = instance_from_dict(self.fabric.instance(traffic.to_traffic()))
+            return float(self.fabric.allocate(traffic).comm_time_s)
+        instance = instance_from_dict(self.fabric.instance(traffic))
         return float(evaluate(instance, self._solution)) * self._scale
+
+    def pattern_seconds(self, kind: str, shape: str, member_bytes: float) -> float:
+        """Seconds for every group of ``kind`` to run ``shape`` at once (``member_bytes``
+        from each member: to its successor for ``ring``, to each other for ``alltoall``)."""
+        return self.seconds(self.workload.pattern(self.gpus, kind, shape, member_bytes))
+
+    def traffic_seconds(self, per_member: Mapping, pipeline_scale: float) -> float:
+        """Seconds to deliver the traffic :meth:`SimAIWorkload.traffic` builds from
+        ``per_member`` and ``pipeline_scale``, all at once."""
+        return self.seconds(self.workload.traffic(self.gpus, per_member=per_member,
+                                                  pipeline_scale=pipeline_scale))
+
+
+class MutableRingDelivery(Delivery):
+    """A :class:`Delivery` for fabrics that choose ring orders (direct-connect: TopoOpt's
+    AllReduce mutability). Every ring collective of a group — TP, DP, DP_EP, EP — is
+    an AllReduce group of the job (``bytes`` so that each member sends its ring bytes:
+    ``ring_bytes * g / (2 (g-1))``), so TopoOpt picks the rings' permutations and the
+    topology from the job's real groups; all-to-all and pipeline bytes are its
+    point-to-point traffic. A traffic is priced on that configuration with the same
+    groups (those it does not use carry 0 bytes).
+    """
+
+    def _groups(self, ring_bytes: Mapping[str, float]) -> list[AllReduce]:
+        out = []
+        for kind in _COLLECTIVE_GROUPS:
+            for members in self._members[kind]:
+                n = len(members)
+                nbytes = ring_bytes.get(kind, 0.0)
+                out.append(AllReduce(tuple(int(m) for m in members),
+                                     nbytes * n / (2.0 * (n - 1))))
+        return out
+
+    def _split(self, per_member: Mapping | None, pipeline_scale: float) -> Traffic:
+        per_member = (self.workload.per_member_bytes(self.gpus) if per_member is None
+                      else per_member)
+        ring = {k: float(per_member.get(k, {}).get("ring", 0.0)) for k in _COLLECTIVE_GROUPS}
+        point = {k: {"alltoall": v.get("alltoall", 0.0)} for k, v in per_member.items()
+                 if k in _COLLECTIVE_GROUPS}
+        matrix = self.workload.traffic(self.gpus, per_member=point,
+                                       pipeline_scale=pipeline_scale)
+        return Traffic(matrix.to_dense(), self._groups(ring))
+
+    def _job(self, per_member: Mapping | None):
+        groups = self.workload.groups(self.gpus)
+        used = self.workload.per_member_bytes(self.gpus) if per_member is None else per_member
+        # Only kinds that run ring collectives become AllReduce groups.
+        self._members = {k: (groups[k] if groups[k].shape[1] > 1
+                             and used.get(k, {}).get("ring", 0.0) > 0 else groups[k][:0])
+                         for k in _COLLECTIVE_GROUPS}
+        return self._split(per_member, 1.0)
+
+    def seconds(self, traffic: SparseTraffic) -> float:
+        if traffic.total_bytes <= 0:
+            return 0.0
+        return self._priced(Traffic(traffic.to_dense(), self._groups({})))
+
+    def pattern_seconds(self, kind, shape, member_bytes):
+        if shape != "ring":
+            return super().pattern_seconds(kind, shape, member_bytes)
+        if member_bytes <= 0 or not len(self._members[kind]):
+            return 0.0
+        return self._priced(Traffic(np.zeros((self.gpus, self.gpus)),
+                                    self._groups({kind: member_bytes})))
+
+    def traffic_seconds(self, per_member, pipeline_scale):
+        traffic = self._split(per_member, pipeline_scale)
+        if not traffic.total_matrix().any():
+            return 0.0
+        return self._priced(traffic)
+
+
+class PerPhaseDelivery(Delivery):
+    """A :class:`Delivery` for fabrics that reconfigure per collective phase (SiP-Ring:
+    its microring resonators retune in ``reconfig_s``, SiP-ML §3.1, A.1).
+
+    Each collective gets its own configuration and pays one retuning. A traffic the
+    ring cannot carry in one configuration (too few wavelengths on a segment) runs in
+    rounds, one after another, each a configuration of its own paying one retuning: an
+    all-to-all as ``n - 1`` rounds (member ``i`` to member ``i + s`` in round ``s``),
+    and any traffic still too dense split into ``k`` rounds by sender (GPU ``i`` in round
+    ``i mod k``), the smallest ``k`` that fits. A pair beyond the ring's reach cannot
+    be carried in any round.
+    """
+
+    #: The most rounds a traffic is split into before it is declared infeasible.
+    max_split = 64
+
+    def __init__(self, fabric: Fabric, workload: SimAIWorkload, gpus: int):
+        self.fabric = fabric
+        self.workload = workload
+        self.gpus = gpus
+        self.allocation = None
+        self.configured = False
+        self._rounds: dict = {}
+        self.rounds_of_last = 1
+
+    def seconds(self, traffic: SparseTraffic) -> float:
+        self.rounds_of_last = 1
+        if traffic.total_bytes <= 0:
+            return 0.0
+        try:
+            return self._priced(traffic.to_traffic())
+        except InfeasibleInstance as exc:
+            if "beyond max_hops" in str(exc):
+                raise
+            first = exc
+        for k in range(2, self.max_split + 1):
+            try:
+                total = sum(self._priced(SparseTraffic.from_pairs(
+                    self.gpus, traffic.src[keep], traffic.dst[keep],
+                    traffic.bytes[keep]).to_traffic())
+                    for keep in (traffic.src % k == r for r in range(k)) if keep.any())
+            except InfeasibleInstance:
+                continue
+            self.rounds_of_last = k
+            return total
+        raise first
+
+    def pattern_seconds(self, kind, shape, member_bytes):
+        if shape != "alltoall":
+            out = super().pattern_seconds(kind, shape, member_bytes)
+            self._rounds[kind, shape] = self.rounds_of_last
+            return out
+        members = self.workload.groups(self.gpus)[kind]
+        total, rounds = 0.0, 0
+        for shift in range(1, members.shape[1]):
+            total += self.seconds(SparseTraffic.from_pairs(
+                self.gpus, members.ravel(), np.roll(members, -shift, axis=1).ravel(),
+                np.full(members.size, float(member_bytes))))
+            rounds += self.rounds_of_last
+        self._rounds[kind, shape] = max(rounds, 1)
+        return total
+
+    def phase_delay_s(self, kind: str, shape: str) -> float:
+        return self._rounds.get((kind, shape), 1) * float(self.fabric.reconfig_s)
+
+
+def make_delivery(fabric: Fabric, workload: SimAIWorkload, gpus: int) -> Delivery:
+    """The :class:`Delivery` of ``fabric``: mutable rings on direct-connect, one
+    configuration per collective phase on SiP-Ring, one per job on the others."""
+    if isinstance(fabric, SipRing):
+        return PerPhaseDelivery(fabric, workload, gpus)
+    cls = MutableRingDelivery if isinstance(fabric, DirectConnect) else Delivery
+    return cls(fabric, workload, gpus)
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,8 +360,14 @@ class SimAIIterationTime:
     gpus : int
     fabric : Fabric
     workload : SimAIWorkload
-    allocation : Allocation
-        The fabric configured for the whole iteration's traffic.
+    allocation : Allocation or None
+        The fabric configured for the whole iteration's traffic (None under the
+        ``simai`` rules, which price no fabric).
+    rules : str
+        ``physical`` (the fabric's links) or ``simai`` (SimAI-Analytical's rules,
+        :mod:`~fabricopt.fabrics.simai.analytical`).
+    notes : tuple of str
+        Where the rules depart from the cluster's physics, and why.
     """
 
     iteration_s: float
@@ -204,7 +380,9 @@ class SimAIIterationTime:
     gpus: int
     fabric: Fabric
     workload: SimAIWorkload = field(repr=False)
-    allocation: Allocation = field(repr=False)
+    allocation: Allocation | None = field(repr=False)
+    rules: str = "physical"
+    notes: tuple = ()
 
     @property
     def total_s(self) -> float:
@@ -218,15 +396,19 @@ class SimAIIterationTime:
                 "compute_s": self.compute_s, "exposed_comm_s": self.exposed_comm_s,
                 "exposed_comm_by_group_s": self.exposed_by_group_s,
                 "comm_by_group_s": self.comm_by_group_s, "bubble_s": self.bubble_s,
-                "iteration_s": self.iteration_s}
+                "iteration_s": self.iteration_s, "rules": self.rules, "notes": list(self.notes)}
 
 
 def _overlaps(overlap: Mapping | None) -> dict[str, float]:
+    """Overlap by group; DP_EP (the expert weights' DP) takes DP's unless given."""
+    given = dict(overlap or {})
     out = {g: 0.0 for g in _COLLECTIVE_GROUPS}
-    for key, value in dict(overlap or {}).items():
+    for key, value in given.items():
         if key not in out:
             fail("overlap", key, f"is not a group (groups: {', '.join(_COLLECTIVE_GROUPS)})")
         out[key] = as_float(f"overlap[{key}]", value, minimum=0.0, maximum=1.0)
+    if "DP_EP" not in given:
+        out["DP_EP"] = out["DP"]
     return out
 
 
@@ -265,7 +447,7 @@ def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
         Collective pricing (module docstring).
     overlap : mapping, optional
         Fraction of each group's communication hidden behind compute, by group
-        (``DP``, ``DP_EP``, ``TP``, ``EP``); default 0.
+        (``DP``, ``DP_EP``, ``TP``, ``EP``); default 0, ``DP_EP`` default ``DP``'s.
     pp_overlap : float
         The same for pipeline traffic; default 1 (SimAI's ``-pp_o 1``: none exposed).
     efficiency : "simai", "none", None, Efficiency or a folder path
@@ -303,7 +485,7 @@ def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
     small_bytes = as_float("small_message_bytes", small_message_bytes, minimum=0.0)
     small_s = as_float("small_message_s", small_message_s, minimum=0.0)
 
-    delivery = Delivery(fabric, workload.traffic(gpus))
+    delivery = make_delivery(fabric, workload, gpus)
     collectives = workload.collectives()
     pp_s = delivery.seconds(workload.pipeline_traffic(gpus))
     ticks = workload.compute_ticks()
@@ -325,12 +507,13 @@ def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
                 shape, nbytes = member_bytes(c.op, n, c.bytes)
                 if (c.group, shape) not in unit:
                     probe = 1e9     # seconds are linear in bytes: price 1 GB once per shape
-                    unit[c.group, shape] = delivery.seconds(
-                        workload.pattern(gpus, c.group, shape, probe)) / probe
+                    unit[c.group, shape] = delivery.pattern_seconds(c.group, shape,
+                                                                    probe) / probe
                 factor = 1.0 if eff is None else eff.collective_factor(
                     c.group, c.op, c.bytes, tp=workload.tp, ep=workload.ep,
                     gpus_per_server=per_server)
-                t = unit[c.group, shape] * nbytes / factor
+                t = (unit[c.group, shape] * nbytes / factor
+                     + delivery.phase_delay_s(c.group, shape))
             comm[c.group] += t
             if _bubble_rows(c):
                 bubble_comm_s += t
@@ -343,16 +526,13 @@ def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
         everything = workload.per_member_bytes(gpus, collectives)
         scaled = {g: {s: v * (1.0 - overlaps.get(g, 1.0)) for s, v in shapes.items()}
                   for g, shapes in everything.items() if g in overlaps}
-        exposed_s = delivery.seconds(workload.traffic(gpus, per_member=scaled,
-                                                      pipeline_scale=1.0 - pp_overlap))
-        comm = {g: delivery.seconds(workload.traffic(gpus, per_member={g: everything[g]},
-                                                     pipeline_scale=0.0))
+        exposed_s = delivery.traffic_seconds(scaled, 1.0 - pp_overlap)
+        comm = {g: delivery.traffic_seconds({g: everything[g]}, 0.0)
                 for g in _COLLECTIVE_GROUPS}
         comm["PP"] = pp_s
         comm = {g: comm[g] for g in REPORT_GROUPS}
-        bubble_comm_s = delivery.seconds(workload.traffic(
-            gpus, per_member=workload.per_member_bytes(
-                gpus, [c for c in collectives if _bubble_rows(c)]), pipeline_scale=0.0))
+        bubble_comm_s = delivery.traffic_seconds(workload.per_member_bytes(
+            gpus, [c for c in collectives if _bubble_rows(c)]), 0.0)
         exposed = None
 
     if workload.pp > 1:

@@ -8,12 +8,15 @@ rows, then one row per layer::
     name  dependency  fwd_compute fwd_comm fwd_bytes  ig_compute ig_comm ig_bytes
           wg_compute wg_comm wg_bytes  wg_update
 
-Collectives are ``ALLREDUCE``, ``ALLGATHER``, ``REDUCESCATTER``, ``ALLTOALL`` with a
-suffix naming the group: none — the tensor-parallel (TP) group in the forward and
-input-gradient passes, the data-parallel (DP) group in the weight-gradient pass;
-``_EP`` — the expert-parallel group; ``_DP_EP`` — the expert-data-parallel group
-(SimAI maps them so in ``initialize_workload``). The rows are one GPU's iteration
-(every micro-batch), and every GPU runs the same rows in its own groups.
+Collectives are ``ALLREDUCE``, ``ALLGATHER``, ``REDUCESCATTER``, ``ALLTOALL`` and
+``BROADCAST`` (in some of AICB's model files), with a suffix naming the group: none —
+the tensor-parallel (TP) group in the forward and input-gradient passes, the
+data-parallel (DP) group in the weight-gradient pass; ``_EP`` — the expert-parallel
+group; ``_DP_EP`` — the expert-data-parallel group (SimAI maps them so in
+``initialize_workload``). ``pp_comm`` may be written as a whole number with a zero
+fraction (``pp_comm: 1048576.0``, as AICB writes it with sequence parallelism). The rows
+are one GPU's iteration (every micro-batch), and every GPU runs the same rows in its
+own groups.
 
 Compute times are in the simulator's tick, which the file does not state: it is the
 ``time_unit_s`` parameter. Its default, 1 ns, is our reading (it puts a MoE layer's
@@ -24,7 +27,8 @@ Traffic model (our assumptions, stated): ranks are laid out as Megatron does,
 are EP consecutive DP ranks, expert-data groups the DP ranks with equal position
 within their EP group. A collective's byte count is its whole buffer (as NCCL's tests
 count it) and runs as a ring — each member sends ``2(g-1)/g`` of it to its successor for
-AllReduce, ``(g-1)/g`` for AllGather / ReduceScatter — except AllToAll, where each
+AllReduce, ``(g-1)/g`` for AllGather / ReduceScatter, all of it for Broadcast (NCCL's
+pipelined chain: every hop carries the whole buffer) — except AllToAll, where each
 member sends ``1/g`` of it to every other member. Pipeline parallelism sends ``pp_comm``
 bytes per micro-batch across every boundary between consecutive virtual stages
 (stage v on physical stage ``v mod PP``, ``PP*VPP`` virtual stages), forward and, as
@@ -58,7 +62,7 @@ __all__ = ["Collective", "SimAILayer", "SimAIWorkload", "SparseTraffic", "read_s
 PHASES = ("fwd", "ig", "wg")
 #: The communication groups, in the order the traffic reports them.
 GROUPS = ("TP", "DP", "EP", "DP_EP", "PP")
-_OPS = ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL")
+_OPS = ("ALLREDUCE", "ALLGATHER", "REDUCESCATTER", "ALLTOALL", "BROADCAST")
 _SUFFIX_GROUP = {"_EP": "EP", "_DP_EP": "DP_EP"}
 
 
@@ -82,11 +86,13 @@ def member_bytes(op: str, members: int, nbytes: float) -> tuple[str, float]:
     --------
     >>> member_bytes("ALLREDUCE", 4, 100.0), member_bytes("ALLTOALL", 4, 100.0)
     (('ring', 150.0), ('alltoall', 25.0))
-    >>> member_bytes("ALLGATHER", 1, 100.0)
-    ('ring', 0.0)
+    >>> member_bytes("ALLGATHER", 1, 100.0), member_bytes("BROADCAST", 4, 100.0)
+    (('ring', 0.0), ('ring', 100.0))
     """
     if op == "ALLTOALL":
         return "alltoall", (nbytes / members if members > 1 else 0.0)
+    if op == "BROADCAST":
+        return "ring", (float(nbytes) if members > 1 else 0.0)
     factor = 2.0 if op == "ALLREDUCE" else 1.0
     return "ring", factor * (members - 1) / members * nbytes
 
@@ -128,7 +134,10 @@ def _parse_header(line: str) -> tuple[str, dict[str, Any]]:
         key = tokens[i].rstrip(":")
         if not (tokens[i].endswith(":") or key == "pp_comm") or i + 1 >= len(tokens):
             fail("line 1", tokens[i], "expected 'key: value' pairs after the policy")
-        count = as_int(f"line 1: {key}", _int(tokens[i + 1], f"line 1: {key}"), minimum=0)
+        where = f"line 1: {key}"
+        text = tokens[i + 1]
+        value = _whole(text, where) if key == "pp_comm" else _int(text, where)
+        count = as_int(where, value, minimum=0)
         if key in ("checkpoints", "checkpoint_initiates"):
             ids = tokens[i + 2:i + 2 + count]
             header[key] = [_int(t, f"line 1: {key}") for t in ids]
@@ -137,6 +146,17 @@ def _parse_header(line: str) -> tuple[str, dict[str, Any]]:
             header[key] = count
             i += 2
     return tokens[0], header
+
+
+def _whole(text: str, where: str) -> int:
+    """A whole number, written ``1024`` or ``1024.0``."""
+    try:
+        value = float(text)
+    except ValueError:
+        fail(where, text, "must be a whole number")
+    if not value.is_integer():
+        fail(where, text, "must be a whole number")
+    return int(value)
 
 
 def _int(text: str, where: str) -> int:

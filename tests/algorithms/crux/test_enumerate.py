@@ -60,7 +60,7 @@ def test_no_method_beats_enumerate(seed):
     inst = small_crux_case(seed)
     best = fabricopt.solve(inst, "enumerate")
     assert best.status == "optimal" and best.gap == 0.0
-    for method in ("crux", "ecmp", "sincronia", "varys"):
+    for method in ("crux", "ecmp", "sincronia", "sincronia-levels", "varys-levels"):
         result = fabricopt.solve(inst, method)
         assert result.status == "feasible"
         assert result.objective <= best.objective + 1e-12

@@ -117,7 +117,8 @@ def test_alltoall_and_pipeline_pairs():
     ("MICRO ep: 1\n2\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n", r"line 2 = 2: announces 2 layer rows, the file has 1"),
     ("MICRO ep: 1\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0\n", r"line 3 = .*: has 11 fields, expected 12"),
     ("MICRO ep: 1\n1\nl -1 x NONE 0 1 NONE 0 1 NONE 0 1\n", r"line 3 field 3 = 'x': must be an integer"),
-    ("MICRO ep: 1\n1\nl -1 1 BROADCAST 0 1 NONE 0 1 NONE 0 1\n", r"line 3 fwd_comm = 'BROADCAST': unknown collective"),
+    ("MICRO ep: 1\n1\nl -1 1 GATHER 0 1 NONE 0 1 NONE 0 1\n", r"line 3 fwd_comm = 'GATHER': unknown collective"),
+    ("MICRO ep: 1 pp_comm: 1.5\n0\n", r"line 1: pp_comm = '1.5': must be a whole number"),
     ("MICRO ep: 1\n1\nl -1 1 ALLREDUCE_XY 0 1 NONE 0 1 NONE 0 1\n", r"unknown collective"),
     ("MICRO ep: 1\n1\nl -1 1 NONE -5 1 NONE 0 1 NONE 0 1\n", r"line 3 field 5 = -5: must be >= 0"),
     ("MICRO ep 1\n0\n", r"line 1 = 'ep': expected 'key: value' pairs"),
@@ -134,3 +135,19 @@ def test_gpu_counts_must_fit_the_parallelism(moe):
         moe.traffic(24)
     with pytest.raises(InvalidInstance, match=r"cannot read"):
         read_simai(DATA / "no-such-file.txt")
+
+
+def test_pp_comm_written_with_a_zero_fraction_reads_as_its_whole_number():
+    text = ("T model_parallel_NPU_group: 1 ep: 1 pp: 2 vpp: 1 ga: 1 all_gpus: 2 "
+            "pp_comm: 1048576.0\n0\n")
+    assert parse_simai(text).pp_comm_bytes == 1048576
+
+
+def test_broadcast_rows_are_read_and_send_the_whole_buffer_on_every_hop():
+    text = ("T model_parallel_NPU_group: 4 ep: 1 pp: 1\n1\n"
+            "embedding_layer -1 1 BROADCAST 1000 1 NONE 0 1 NONE 0 1\n")
+    w = parse_simai(text)
+    (c,) = w.collectives()
+    assert (c.op, c.group, c.bytes) == ("BROADCAST", "TP", 1000)
+    sent = w.traffic(4).sent_bytes()
+    assert sent.tolist() == [1000.0] * 4
