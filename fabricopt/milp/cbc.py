@@ -7,6 +7,7 @@ import math
 import pulp
 
 from fabricopt.errors import SolverUnavailable
+from fabricopt.problems.tolerances import SOLVER_FEASIBILITY_TOL
 
 __all__ = ["cbc_available", "solve_cbc"]
 
@@ -38,7 +39,12 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
                 var.setInitialValue(min(max(float(value), low), up))
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapRel=rel_gap,
                                warmStart=bool(warm_start),
-                               options=[f"randomSeed {int(seed) % 2**31 + 1}"])
+                               options=[f"randomSeed {int(seed) % 2**31 + 1}",
+                                        # objective terms of 1e-9 of the largest count;
+                                        # a primal tolerance this tight made CBC call
+                                        # feasible placement models infeasible
+                                        f"dualTolerance {SOLVER_FEASIBILITY_TOL}",
+                                        f"integerTolerance {SOLVER_FEASIBILITY_TOL}"])
     problem.solve(solver)
     sol_status = problem.sol_status
     if problem.status == pulp.LpStatusInfeasible or sol_status == pulp.LpSolutionInfeasible:

@@ -69,3 +69,16 @@ def test_placement_milp_with_cbc_solves_a_feasible_instance(warm_start):
     r = fabricopt.solve(inst, "milp", backend="cbc", warm_start=warm_start)
     assert r.status == "optimal", r.info.get("message")
     assert r.objective == pytest.approx(fabricopt.solve(inst, "milp").objective, rel=CERTIFY_RTOL)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", [8, 10, 21])
+def test_priorities_milp_resolves_weights_spanning_1e_9_to_1(seed, backend):
+    data = priorities.generate(seed, jobs=6, levels=2).to_dict()
+    for k, job in enumerate(data["jobs"]):
+        if k % 2:
+            job["intensity"] *= 1e-9
+    inst = instance_from_dict(data)
+    r = fabricopt.solve(inst, "milp", backend=backend)
+    assert r.status == "optimal", r.info.get("message")
+    assert r.objective == pytest.approx(brute_force_priorities(inst), rel=CERTIFY_RTOL)
