@@ -40,7 +40,9 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapRel=rel_gap,
                                warmStart=bool(warm_start),
                                options=[f"randomSeed {int(seed) % 2**31 + 1}",
-                                        f"primalTolerance {SOLVER_FEASIBILITY_TOL}",
+                                        # objective terms of 1e-9 of the largest count;
+                                        # a primal tolerance this tight made CBC call
+                                        # feasible placement models infeasible
                                         f"dualTolerance {SOLVER_FEASIBILITY_TOL}",
                                         f"integerTolerance {SOLVER_FEASIBILITY_TOL}"])
     problem.solve(solver)

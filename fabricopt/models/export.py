@@ -1,7 +1,10 @@
 """Write a method's exact MILP as an MPS or LP file, and map another solver's answer back.
 
-The file is the model ``solve`` hands to HiGHS, written by HiGHS's own writer
-(``Highs.writeModel``), so Gurobi, CPLEX, SCIP or any MILP solver can solve it.
+The file is the model ``solve`` hands to HiGHS (in the per-instance units the
+formulation scales to), written by HiGHS's own writer (``Highs.writeModel``) in
+minimization form — a maximized objective is written negated, since CBC ignores MPS's
+``OBJSENSE`` — with LP sections spelled as every reader knows them, so CBC, HiGHS,
+Gurobi, CPLEX or SCIP solve the same model.
 Columns and rows carry the formulation's names, made portable: the family name and
 the indices joined by ``_`` (``x[0, 1, 2]`` is the column ``x_0_1_2``, the lightpath
 variable ``x[0, 2, 'cw', 1]`` is ``x_0_2_cw_1``; see :func:`portable_name` and the
@@ -163,13 +166,47 @@ def write_model(instance, path: str | Path, method: str = "milp", **options) -> 
         raise SolverUnavailable(f"{kind_of(instance).name}/{method}: the model has no "
                                 f"variables (solved by inspection); nothing to export")
     h = highs_model(model.problem)
+    if arrays.maximize:
+        _minimization_form(h, arrays)
     with _stdout_silenced():  # HiGHS reports the write on stdout
         status = h.writeModel(str(path))
     if status.name != "kOk" and not path.is_file():
         raise SolverFailure(f"HiGHS could not write {path}: {status}")
+    if path.suffix.lower() == ".lp":
+        _portable_lp_sections(path)
     _log.info("wrote %s: %d columns (%d integer), %d rows", path, h.getNumCol(),
               len(arrays.integer), h.getNumRow())
     return path
+
+
+def _minimization_form(h, arrays) -> None:
+    """Minimize the negated objective: CBC ignores MPS's ``OBJSENSE MAX`` section, and
+    every solver reads a minimization the same way."""
+    import highspy
+    import numpy as np
+
+    n = len(arrays.names)
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), -np.asarray(arrays.cost, dtype=float))
+    h.changeObjectiveOffset(-float(arrays.offset))
+    h.changeObjectiveSense(highspy.ObjSense.kMinimize)
+
+
+# HiGHS heads the LP file's integer sections "bin" and "gen", which CBC's LP reader
+# takes for column names (losing integrality); every reader knows the long keywords.
+_LP_SECTIONS = {"bin": "binary", "gen": "general"}
+
+
+def _portable_lp_sections(path: Path) -> None:
+    """Spell the LP file's section headers as every LP reader knows them; drop an empty
+    ``semi`` section (no model here has semi-continuous columns)."""
+    lines = path.read_text().splitlines()
+    out = []
+    for k, line in enumerate(lines):
+        word = line.strip()
+        if word == "semi" and (k + 1 == len(lines) or lines[k + 1].strip() == "end"):
+            continue
+        out.append(_LP_SECTIONS.get(word, line) if line == word else line)
+    path.write_text("\n".join(out) + "\n")
 
 
 _CPLEX_XML = re.compile(r'<variable\s[^>]*name="([^"]+)"[^>]*value="([^"]+)"')
@@ -178,7 +215,8 @@ _CPLEX_XML = re.compile(r'<variable\s[^>]*name="([^"]+)"[^>]*value="([^"]+)"')
 def read_values(source: str | Path, names=None) -> dict[str, float]:
     """Column values from a solver's answer: a JSON object ``{name: value}`` or a
     solution file of ``name value`` lines (Gurobi ``.sol``, SCIP, HiGHS
-    ``writeSolution``) or CPLEX's XML ``.sol``.
+    ``writeSolution``), CBC's ``solu`` file (``index name value reduced-cost`` lines)
+    or CPLEX's XML ``.sol``.
 
     Lines whose first word is not a column name (headers, comments, objective lines)
     are skipped when ``names`` (the model's column names) is given; HiGHS's row
@@ -211,6 +249,10 @@ def read_values(source: str | Path, names=None) -> dict[str, float]:
             if line.startswith("# Rows"):
                 break
             words = line.split()
+            if words[:1] == ["**"]:   # CBC marks a column it finds infeasible
+                words = words[1:]
+            if len(words) >= 3 and words[0].isdigit() and (known is None or words[1] in known):
+                words = words[1:]     # CBC: index, name, value, reduced cost
             if len(words) < 2 or line.startswith("#") or (known is not None
                                                           and words[0] not in known):
                 continue

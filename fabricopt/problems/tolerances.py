@@ -10,8 +10,11 @@ relative tolerance means the same at every scale of the input and no absolute sl
   objective ``problems.evaluate`` re-scores agree to this; a bound that passes the
   objective by more than this is wrong. docs/envelope.rst states it.
 - :data:`SOLVER_FEASIBILITY_TOL`: the primal, integrality and dual feasibility
-  tolerances both MILP backends are given, on models whose coefficients are near 1, so
-  a solver's optimum is within :data:`CERTIFY_RTOL` of the re-scored one.
+  tolerances HiGHS is given, on models whose coefficients are near 1, so its optimum
+  is within :data:`CERTIFY_RTOL` of the re-scored one. CBC gets it as its dual and
+  integrality tolerances but keeps its primal one (at 1e-9 it reports feasible
+  placement models infeasible); its continuous columns are re-solved by HiGHS with
+  its integers fixed (:mod:`fabricopt.milp.run`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ __all__ = ["CERTIFY_RTOL", "SOLVER_FEASIBILITY_TOL", "agree", "overshoot"]
 #: Relative tolerance of every ``optimal`` certificate and every bound.
 CERTIFY_RTOL = 1e-9
 
-#: Feasibility tolerances (primal, integrality, dual) given to HiGHS and CBC.
+#: Feasibility tolerances given to HiGHS (primal, integrality, dual) and CBC (dual, integrality).
 SOLVER_FEASIBILITY_TOL = 1e-9
 
 

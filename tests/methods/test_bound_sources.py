@@ -54,8 +54,10 @@ def test_the_default_model_bound_is_a_node_budget_not_a_clock(monkeypatch):
     from fabricopt.methods import placement_bound as placement_bounds
 
     inst = generate(seed=2, ops=12, gpus=4, max_peers=2)
-    first = heuristic_bound(inst, None)
+    # both safety nets far beyond what 500 nodes take on any machine: only nodes count
     monkeypatch.setattr(placement_bounds, "_AUTO_MILP_S", 1000.0)
+    first = heuristic_bound(inst, None)
+    monkeypatch.setattr(placement_bounds, "_AUTO_MILP_S", 2000.0)
     assert float(heuristic_bound(inst, None)) == float(first)
     assert first.source == "milp-dual"
     assert float(first) == pytest.approx(fabricopt.solve(inst, "milp").objective, rel=1e-9)

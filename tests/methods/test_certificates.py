@@ -60,3 +60,25 @@ def test_priorities_certificates_hold_at_intensities_near_1e_9_and_1e21(scale, m
         assert r.bound is None or r.bound >= best * (1 - CERTIFY_RTOL)
         if r.status == "optimal":
             assert r.objective == pytest.approx(best, rel=CERTIFY_RTOL)
+
+
+@pytest.mark.skipif(not cbc_available(), reason="PuLP's CBC binary is not installed")
+@pytest.mark.parametrize("warm_start", [True, False])
+def test_placement_milp_with_cbc_solves_a_feasible_instance(warm_start):
+    inst = fabricopt.generate("placement", seed=2, ops=5, gpus=2, max_peers=1)
+    r = fabricopt.solve(inst, "milp", backend="cbc", warm_start=warm_start)
+    assert r.status == "optimal", r.info.get("message")
+    assert r.objective == pytest.approx(fabricopt.solve(inst, "milp").objective, rel=CERTIFY_RTOL)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("seed", [8, 10, 21])
+def test_priorities_milp_resolves_weights_spanning_1e_9_to_1(seed, backend):
+    data = priorities.generate(seed, jobs=6, levels=2).to_dict()
+    for k, job in enumerate(data["jobs"]):
+        if k % 2:
+            job["intensity"] *= 1e-9
+    inst = instance_from_dict(data)
+    r = fabricopt.solve(inst, "milp", backend=backend)
+    assert r.status == "optimal", r.info.get("message")
+    assert r.objective == pytest.approx(brute_force_priorities(inst), rel=CERTIFY_RTOL)

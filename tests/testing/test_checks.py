@@ -35,7 +35,8 @@ def test_assert_valid_catches_the_other_rules(change, rule):
 
 def test_tolerances_by_hand():
     assert checks._close(1.0, 1.0 + 1e-10, 1e-9) and not checks._close(1.0, 1.01, 1e-9)
-    assert checks._close(0.0, 1e-13, 0.0)  # the absolute 1e-12 floor
+    # relative only, so the same at every scale: 1e-13 s is not 0 s
+    assert not checks._close(0.0, 1e-13, 1e-9) and checks._close(1e-13, 1e-13 * (1 + 1e-10), 1e-9)
     # "no better than": above the reference when minimizing, below when maximizing
     assert checks._worse_or_equal("min", 2.0, 1.0, 0.0)
     assert not checks._worse_or_equal("min", 0.9, 1.0, 1e-9)
