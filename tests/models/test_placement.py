@@ -15,10 +15,16 @@ from milp_helpers import assert_start_satisfies_every_row
 from placement_cases import brute_force_optimum, small_instances
 
 
+BACKENDS = ["highs", pytest.param("cbc", marks=pytest.mark.skipif(
+    not cbc_available(), reason="PuLP's CBC binary is not installed"))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @settings(max_examples=15)
 @given(small_instances(max_ops=5, max_gpus=3))
-def test_milp_equals_brute_force(inst):
-    result = fabricopt.solve(inst, "milp", warm_start=False)
+def test_milp_equals_brute_force(backend, inst):
+    # each backend's proof checked against enumeration, not against the other solver
+    result = fabricopt.solve(inst, "milp", warm_start=False, backend=backend)
     assert result.status == "optimal" and check(inst, result.solution)
     assert result.objective == pytest.approx(brute_force_optimum(inst), rel=1e-6, abs=1e-9)
 

@@ -59,11 +59,17 @@ def tiny_instances(draw):
     return WavelengthsInstance(n, w, 25.0, hops, t.tolist())
 
 
+BACKENDS = ["highs", pytest.param("cbc", marks=pytest.mark.skipif(
+    not cbc_available(), reason="PuLP's CBC binary is not installed"))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @settings(max_examples=25)
 @given(tiny_instances())
-def test_milp_equals_brute_force(inst):
+def test_milp_equals_brute_force(backend, inst):
+    # each backend's proof checked against enumeration, not against the other solver
     truth = brute_force_optimum(inst)
-    result = fabricopt.solve(inst, "milp", warm_start=False)
+    result = fabricopt.solve(inst, "milp", warm_start=False, backend=backend)
     if math.isinf(truth):
         assert result.status == "infeasible"
         return
