@@ -7,7 +7,7 @@ import pytest
 from fabricopt.errors import InfeasibleInstance, InvalidArgument
 from fabricopt.fabrics.cosearch import FixedTopology, alternate, one_shot, search_strategy
 from fabricopt.fabrics.models import DirectConnect, ElectFlat
-from fabricopt.fabrics.strategies import (OpConfig, Strategy, data_parallel, greedy_start,
+from fabricopt.fabrics.strategies import (data_parallel, greedy_start,
                                           price_strategy)
 from fabricopt.fabrics.workloads import dlrm
 from fabricopt.problems.opgraph import OpGraph
