@@ -25,10 +25,12 @@ l-way data parallelism (DP) across them (SiP-ML §3.2). The model:
 One rule for every fabric: compute and model-parallel transfers overlap along the
 critical path, the AllReduce follows the step, and the iteration never ends before
 the fabric can deliver its whole traffic. Every fabric prices a transfer at the rate
-its configuration gives the pair while the whole iteration's traffic is carried:
-an OCS's circuits, a ring's lightpaths, a packet switch's proportional share of the
-ports the transfer crosses (:func:`~fabricopt.fabrics.models.port_shares`), so
-concurrent transfers share an electrical port as they share an OCS's circuits.
+its configuration gives the pair: an OCS's circuits and a ring's lightpaths, set once
+for the iteration's whole traffic; on a packet switch, the transfer's proportional
+share of the ports it crosses among the transfers of its phase — the step's
+model-parallel transfers, then the AllReduce's hops
+(:func:`~fabricopt.fabrics.models.port_shares`) — so concurrent transfers share an
+electrical port as they share an OCS's circuits.
 
 Simplifications, stated: rates are fixed for the iteration (a fluid model, not a
 packet simulation); latency, launch overheads and activation memory are ignored; a

@@ -18,7 +18,10 @@ iteration is priced at its proportional share of each port it crosses,
 ``gbps * bytes_ij / max(sent_i, received_j)``, which is the fractional relaxation of the
 OCS's circuit assignment (divisible circuits, no degree limit). With equal bytes to
 as many peers as an OCS has switches, both give every pair ``gbps / switches``.
-A pair with no demand keeps the whole port. Optical fabrics are
+A pair with no demand keeps the whole port. The model-parallel transfers share the
+ports among themselves, and the AllReduce, which follows them, among its ring
+transfers (``Allocation.ring_gbps``); an OCS cannot re-split its circuits between the
+two (10 ms reconfiguration), so its circuits serve the whole iteration's traffic. Optical fabrics are
 configured by the toolkit's own solvers: SiP-OCS by ``circuits``/``exact``, SiP-Ring
 by ``wavelengths``/``mcf`` (or ``greedy``), direct-connect by ``topology``/``topoopt``,
 and the result is checked and scored by the problem kind, never by this module.
@@ -75,6 +78,11 @@ class Allocation:
         The AllReduce rings: node order, share of the group's bytes, the group's bytes.
     result : Result or None
         The solver result that configured the fabric, if a solver did.
+    ring_gbps : numpy.ndarray or None
+        Rates of the AllReduce's hops when they differ from ``pair_gbps``: a packet
+        switch shares its ports during the AllReduce among the ring transfers alone,
+        which run after the step's model-parallel transfers; a circuit fabric keeps
+        its one configuration (None: ``pair_gbps``).
     """
 
     traffic: Traffic
@@ -82,6 +90,7 @@ class Allocation:
     pair_gbps: np.ndarray
     rings: tuple = ()
     result: Any = None
+    ring_gbps: np.ndarray | None = None
 
     def allreduce_s(self) -> float:
         """Time of the data-parallel AllReduces alone: every ring hop carries its share
@@ -90,12 +99,13 @@ class Allocation:
         Returns ``inf`` if a ring hop has no capacity.
         """
         worst = 0.0
+        rates = self.pair_gbps if self.ring_gbps is None else self.ring_gbps
         for order, share, nbytes in self.rings:
             per_hop = share * ring_allreduce_bytes(len(order), nbytes)
             if per_hop <= 0:
                 continue
             src = np.asarray(order)
-            slowest = float(self.pair_gbps[src, np.roll(src, -1)].min())
+            slowest = float(rates[src, np.roll(src, -1)].min())
             worst = max(worst, math.inf if slowest <= 0 else transfer_s(per_hop, slowest))
         return worst
 
@@ -237,8 +247,9 @@ class ElectFlat(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
-        rates = port_shares(t.total_matrix(), self.gbps)
-        return Allocation(t, port_bound_s(t, self.gbps), rates, _member_order_rings(t))
+        return Allocation(t, port_bound_s(t, self.gbps), port_shares(t.matrix_bytes, self.gbps),
+                          _member_order_rings(t),
+                          ring_gbps=port_shares(t.ring_matrix(), self.gbps))
 
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
         return FatTree(nodes, self.gbps).cost_breakdown(nodes, prices)
@@ -301,9 +312,12 @@ class ElectCluster(Fabric):
         nic_in = np.bincount(server, weights=inter.sum(axis=0))
         time = max(port_bound_s(t, self.intra_gbps),
                    _fluid_time(np.concatenate([nic_out, nic_in]), self.inter_gbps))
-        rates = np.minimum(port_shares(total, self.intra_gbps),
-                           port_shares(total, self.inter_gbps, server))
-        return Allocation(t, time, rates, _member_order_rings(t))
+        def shares(m):
+            return np.minimum(port_shares(m, self.intra_gbps),
+                              port_shares(m, self.inter_gbps, server))
+
+        return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
+                          ring_gbps=shares(t.ring_matrix()))
 
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
         servers = -(-nodes // self.gpus_per_server)
@@ -386,9 +400,11 @@ class FatTree(Fabric):
         edge_gbps = self.hosts_per_edge * self.link_gbps / self.oversubscription
         time = max(port_bound_s(t, self.link_gbps),
                    _fluid_time(np.concatenate([up, down]), edge_gbps))
-        rates = np.minimum(port_shares(total, self.link_gbps),
-                           port_shares(total, edge_gbps, edge))
-        return Allocation(t, time, rates, _member_order_rings(t))
+        def shares(m):
+            return np.minimum(port_shares(m, self.link_gbps), port_shares(m, edge_gbps, edge))
+
+        return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
+                          ring_gbps=shares(t.ring_matrix()))
 
     def cost_breakdown(self, nodes=None, prices=DEFAULT_PRICES):
         """Switch ports, transceivers (two per link), one NIC port per host, one fiber per link."""

@@ -309,7 +309,7 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
 
     own = [point("sip-ocs", 1024.0, 1024, 1.0), point("elect-cluster-400", 1024.0, 1024, 3.0),
            point("elect-cluster-200", 1024.0, 1024, 5.0),
-           point("elect-flat-half", 1024.0, 1024, 0.3)]
+           point("elect-flat-half", 1024.0, 1024, 0.3), point("elect-flat", 1024.0, 1024, 2.0)]
     half = [point("sip-ocs", 1024.0, 512, 0.5, 4, 16),
             point("elect-cluster-400", 1024.0, 512, 1.5, 1, 64)]
     rows = [row("sipml/transformer/64/batch1024", own), row("sipml/transformer/64/batch512", half),
@@ -317,13 +317,14 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
             row("sipml/megatron/64/batch1024", [], "error"),
             {**row("sipml/transformer/64/batch512", half), "sizes": {"stale": True}}]
     searched, kept = sipml.read_points(rows)
-    assert len(searched["transformer"]) == 6 and len(kept["transformer"]) == 1
+    assert len(searched["transformer"]) == 7 and len(kept["transformer"]) == 1
     text = sipml._render(rows, tmp_path, quick=True)
     assert "| `gpus` | 1024 | paper: SiP-ML §4.3, Fig. 5 (N = 1024 GPUs) |" in text
     # batch 512 needs 5/3 the steps of 1024 (critical batch 2048) at half the time: chosen
     assert "4x16 b512" in text and "1x64 b512" in text
     assert "SiP-OCS at B at least as fast as Elect-Flat at B/2 at 0 of 1 points" in text
     assert "| 3.00 | 5.00 | NO |" in text        # iteration ratios at batch 1024, B/2 fails
+    assert "SiP-OCS is faster than Elect-Flat at equal B at 1 of 1 points" in text
     assert (tmp_path / "sipml-time-to-accuracy.csv").exists()
     # a row the plan does not hold (other parameters) stays out of the section
     assert len(sipml._planned(rows, quick=True)) == 4

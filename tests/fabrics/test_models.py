@@ -63,17 +63,33 @@ def test_no_fabric_beats_the_port_bound_and_elect_flat_attains_it(traffic, b):
 @settings(max_examples=30)
 @given(traffics(), st.sampled_from([25.0, 400.0]))
 def test_concurrent_transfers_share_ports_and_packet_switches_never_beat_elect_flat(traffic, b):
-    total = traffic.total_matrix()
-    demanded = total > 0
-    flat = ElectFlat(b).allocate(traffic).pair_gbps
+    # Model-parallel transfers share ports among themselves, then the AllReduce's hops
+    # among themselves; a circuit fabric keeps one configuration for both.
+    flat = ElectFlat(b).allocate(traffic)
     for fabric in available_fabrics(b, traffic.nodes):
         if isinstance(fabric, DirectConnect):
             continue                    # forwarded routes share links, not ports
-        rates = np.where(demanded, fabric.allocate(traffic).pair_gbps, 0.0)
-        assert rates.sum(axis=1).max() <= b * (1 + 1e-9), fabric
-        assert rates.sum(axis=0).max() <= b * (1 + 1e-9), fabric
-        if isinstance(fabric, (ElectCluster, FatTree)):
-            assert np.all(rates <= flat * (1 + 1e-9)), fabric
+        a = fabric.allocate(traffic)
+        phases = ((traffic.matrix_bytes, a.pair_gbps, flat.pair_gbps),
+                  (traffic.ring_matrix(), a.pair_gbps if a.ring_gbps is None else a.ring_gbps,
+                   flat.ring_gbps))
+        for demand, rates, flat_rates in phases:
+            used = np.where(demand > 0, rates, 0.0)
+            assert used.sum(axis=1).max() <= b * (1 + 1e-9), fabric
+            assert used.sum(axis=0).max() <= b * (1 + 1e-9), fabric
+            if isinstance(fabric, (ElectCluster, FatTree)):
+                assert np.all(used <= flat_rates * (1 + 1e-9)), fabric
+
+
+def test_the_allreduce_gets_the_port_after_the_step_on_a_switch_not_on_circuits():
+    m = np.zeros((4, 4))
+    m[0, 1] = 9e9                                   # a heavy model-parallel transfer
+    t = Traffic(m, [{"members": [0, 1, 2, 3], "bytes": 4e9}])   # 6 GB per ring hop
+    flat = ElectFlat(16.0).allocate(t)
+    assert flat.pair_gbps[0, 1] == 16.0              # alone in the step
+    assert flat.allreduce_s() == pytest.approx(6e9 * 8 / 16e9)   # then the ring alone
+    ocs = SipOcs(2, 16.0).allocate(t)                # 0 -> 1 and 0's ring hop share circuits
+    assert ocs.ring_gbps is None and ocs.allreduce_s() >= flat.allreduce_s()
 
 
 @st.composite
