@@ -28,13 +28,13 @@ extensions = [
     "fabricopt_docs",
 ]
 
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "gallery_results"]
 root_doc = "index"
 nitpicky = False
 
 autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": True}
 autodoc_member_order = "bysource"
-autodoc_typehints = "none"  # numpydoc sections already state the types
+autodoc_typehints = "signature"  # types from the annotations; numpydoc sections add the words
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()

@@ -115,3 +115,10 @@ def test_argparse_errors_are_escaped(capsys):
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert err == "fabricopt: error: unrecognized arguments: x\\nfeasible\n", err
+
+
+def test_generate_out_is_checked_before_generating(tmp_path, capsys):
+    assert main(["generate", "circuits", "--out", str(tmp_path / "no" / "i.json")]) == 2
+    assert "cannot write (the folder" in capsys.readouterr().err
+    assert main(["generate", "circuits", "--gpus", "4", "--out", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["problem"] == "circuits"

@@ -1,7 +1,9 @@
 """The command's conventions: --version, generate KIND --help, -v logging, schema."""
 
 import inspect
+import io
 import json
+import sys
 
 import pytest
 
@@ -98,3 +100,79 @@ def test_compare_prints_its_parameters_explains_columns_and_reports_progress(tmp
     assert "Columns: Gbps/GPU = " in out and "iteration ms = max(MP ms + AllReduce ms" in out
     md = prefix.with_suffix(".md").read_text()
     assert md.startswith(first) and "Columns: " in md
+
+
+def _compare_json(capsys, tmp_path, monkeypatch, *args):
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", *args, "--json", "--quiet"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert list(tmp_path.iterdir()) == []  # --json writes files only with --out
+    return rows
+
+
+@pytest.mark.parametrize("args, title", [
+    (["resnet50", "--gpus", "8", "--k", "1", "--bandwidths", "100,400",
+      "--fabrics", "elect-flat,sip-ocs"], "op-graph row"),
+    (["simai-micro", "--gpus", "8", "--fabrics", "elect-cluster,elect-flat"], "traffic row"),
+])
+def test_compare_json_validates_against_its_schema(capsys, tmp_path, monkeypatch, args, title):
+    jsonschema = pytest.importorskip("jsonschema")
+    from fabricopt.schemas import compare_schema
+
+    rows = _compare_json(capsys, tmp_path, monkeypatch, *args)
+    schema = compare_schema()
+    jsonschema.Draft202012Validator(schema).validate(rows)
+    assert len(rows) >= 2 and all(r["iteration_s"] > 0 for r in rows)
+    # each row is exactly one of the two kinds of row
+    kind = next(s for s in schema["items"]["oneOf"] if s["title"] == title)
+    for row in rows:
+        jsonschema.validate(row, kind)
+
+
+def test_compare_json_schema_rejects_a_row_of_neither_kind():
+    jsonschema = pytest.importorskip("jsonschema")
+    from fabricopt.schemas import compare_schema
+
+    row = {"workload": "w", "gpus": 8, "fabric": "f", "gbps": 100.0, "per_node_gbps": 100.0,
+           "iteration_s": 1.0, "compute_s": 0.5, "cost_usd": 10.0, "note": ""}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate([row], compare_schema())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate([row | {"k": 1, "l": 8, "mp_s": 0.1, "allreduce_s": 0.1,
+                                    "fabric_s": 0.1, "mode": "serial"}], compare_schema())
+
+
+def test_schema_compare_prints_the_compare_schema(capsys):
+    assert main(["schema", "compare"]) == 0
+    assert json.loads(capsys.readouterr().out)["title"] == "compare"
+    assert main(["schema", "compare", "--result"]) == 2
+    assert "--result: `schema compare` has no result schema" in capsys.readouterr().err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("args", [
+    ["resnet50", "--k", "1", "--bandwidths", "100,400", "--fabrics", "elect-flat"],
+    ["simai-micro", "--bandwidths", "100,400", "--fabrics", "elect-flat"],
+])
+def test_compare_progress_on_a_terminal_is_one_bar_with_an_eta(tmp_path, monkeypatch, capsys,
+                                                               args):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["compare", *args, "--gpus", "8", "--out", str(tmp_path / "c")]) == 0
+    text = terminal.getvalue()
+    frames = text.split("\r")
+    assert "1/2 runs" in text and "2/2 runs" in frames[-1] and "ETA 0:00" in frames[-1]
+    assert all("ETA" in f for f in frames[1:])
+    assert "@ 400 Gbps:" in frames[-1]
+
+
+def test_compare_progress_is_silent_with_quiet_on_a_terminal(tmp_path, monkeypatch):
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["compare", "resnet50", "--gpus", "8", "--k", "1", "--bandwidths", "100",
+                 "--fabrics", "elect-flat", "--out", str(tmp_path / "c"), "--quiet"]) == 0
+    assert "runs" not in terminal.getvalue()

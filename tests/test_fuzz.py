@@ -63,3 +63,23 @@ def test_the_probe_catches_a_broken_promise(monkeypatch):
     monkeypatch.setattr("fabricopt.io.read_json", broken)
     outcome = probe(mutate("circuits", "instance", "missing", 0), HANG_S, run_cli=run_in_process)
     assert outcome.traceback and any("RuntimeError" in f for f in outcome.failures)
+
+
+def test_the_probe_catches_a_raw_control_character():
+    # a command that echoes a name raw: the probe must say so
+    def echoes_raw(argv, timeout_s):
+        return 2, "", "fabricopt: error: ops['\x1b[2Jx\u202e'].id: unknown op id\n"
+
+    case = mutate("placement", "instance", "control_chars", 4)
+    outcome = probe(case, HANG_S, run_cli=echoes_raw)
+    assert outcome.raw_control and "cli: raw U+001B, U+202E printed" in outcome.failures
+    assert not probe(case, HANG_S, run_cli=run_in_process).failures
+
+
+@pytest.mark.parametrize("special", ["fifo", "dev-zero", "dev-urandom", "folder"])
+def test_a_special_file_is_one_line_not_a_hang(special):
+    case = next(c for seed in range(100)
+                for c in [mutate("circuits", "instance", "special_file", seed)]
+                if c.special == special)
+    outcome = probe(case, HANG_S, run_cli=run_in_process)
+    assert outcome.clean_error and not outcome.hang, outcome.summary()

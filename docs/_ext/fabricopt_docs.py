@@ -2,7 +2,7 @@
 
 - ``.. fabricopt-methods::`` — the registered methods of every kind with their options;
 - ``.. fabricopt-cli::`` — the ``--help`` of the command and of every subcommand;
-- ``.. fabricopt-schema:: KIND [instance|solution|result]`` — a shipped JSON Schema;
+- ``.. fabricopt-schema:: KIND [instance|solution|result]`` (or ``compare``) — a shipped JSON Schema;
 - ``.. fabricopt-sizes::`` — the size options of every kind's generator.
 
 Generated, they cannot drift from what the code does.
@@ -112,11 +112,12 @@ class SchemaDirective(Directive):
     optional_arguments = 1
 
     def run(self):
-        from fabricopt.schemas import schema
+        from fabricopt.schemas import compare_schema, schema
 
         kind = self.arguments[0]
         which = self.arguments[1] if len(self.arguments) > 1 else "instance"
-        text = json.dumps(schema(kind, which), indent=2)
+        text = json.dumps(compare_schema() if kind == "compare" else schema(kind, which),
+                          indent=2)
         block = nodes.literal_block(text, text)
         block["language"] = "json"
         return [block]

@@ -176,7 +176,8 @@ def exact(instance: CircuitsInstance) -> CircuitsSolution:
 
     Notes
     -----
-    Runs in O(N²Q log(N²Q)) for the bisection plus Q Hopcroft-Karp matchings (scipy's).
+    Runs in O(N²Q log(N²Q)) for the bisection plus Q Hopcroft-Karp matchings
+    (:func:`fabricopt.algorithms._matching.perfect_bipartite_matching`).
 
     Examples
     --------

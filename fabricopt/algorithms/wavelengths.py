@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import time
 from typing import Mapping
 
 import numpy as np
@@ -416,7 +417,8 @@ def _least_harm(state: _Schedule, victims, candidates) -> int:
 
 
 def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
-                 seed: int = 0, fill: bool = True, rounds: int = 8) -> WavelengthsSolution | None:
+                 seed: int = 0, fill: bool = True, rounds: int = 8,
+                 deadline: float | None = None) -> WavelengthsSolution | None:
     """The rounding half of SiP-ML's fast scheduler: fractional counts to a schedule.
 
     Steps: randomized rounding of each pair's fractional lightpaths per fiber (up with
@@ -446,6 +448,9 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     rounds : int
         Independent roundings tried (>= 1); each costs a few milliseconds per hundred
         pairs, next to the LP's tenths of a second.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: no rounding starts after it, once one has
+        given a schedule (so ``rounds`` cannot outlast a time limit).
 
     Returns
     -------
@@ -485,6 +490,8 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     rng = np.random.default_rng(seed)
     best, best_time = None, math.inf
     for _ in range(rounds):
+        if best is not None and deadline is not None and time.perf_counter() >= deadline:
+            break
         alloc = _round(np.array(values, float), rng)
         state = _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed)
         if state is None:

@@ -48,7 +48,7 @@ from fabricopt.errors import InvalidArgument
 from fabricopt.problems.contention import SimJob, simulate
 from fabricopt.problems.crux import CruxInstance, CruxSolution, sim_jobs
 
-__all__ = ["Case", "nic_clos_links", "job_flows", "load_case", "case_count", "build_instance",
+__all__ = ["Case", "model_compute_s", "nic_clos_links", "job_flows", "load_case", "case_count", "build_instance",
            "replay", "replay_alone", "calibrate_bytes_scale", "pair_changes", "ecmp_iteration"]
 
 
@@ -196,6 +196,21 @@ def build_instance(testbed: Mapping[str, Any], jobs: Sequence[Mapping[str, Any]]
         out, warmup_s=tb["warmup_iterations"] * period,
         window_s=tb["window_iterations"] * period)
     return instance, tuple(names)
+
+
+def model_compute_s(testbed: Mapping[str, Any], bytes_scale: float | None = None
+                    ) -> dict[str, float]:
+    """Compute seconds per iteration of every testbed model (GPT's from its measured
+    standalone iteration, see :func:`build_instance`).
+
+    Examples
+    --------
+    >>> from fabricopt.bench.scenario import load_scenario
+    >>> sorted(model_compute_s(load_scenario("crux", "testbed").values))
+    ['bert', 'gpt', 'resnet']
+    """
+    scale = float(testbed["bytes_scale"] if bytes_scale is None else bytes_scale)
+    return {model: _compute_s(testbed, model, scale) for model in testbed["models"]}
 
 
 def _compute_s(tb: Mapping[str, Any], model: str, scale: float) -> float:

@@ -114,7 +114,7 @@ def figure(ylabel: str | Sequence[str], xlabel: str | Sequence[str] | None = Non
     width = width_in or (COLUMN_IN if ncols == 1 else PAGE_IN)
     panel_w = width / ncols
     height = height_in or min(2.6, max(1.8, 0.7 * panel_w * (1.0 if ncols == 1 else 1.25)))
-    fig = Figure(figsize=(width, height), dpi=100)
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, ncols, sharey=sharey, squeeze=False)[0]
     for i, ax in enumerate(axes):
@@ -133,11 +133,12 @@ def figure(ylabel: str | Sequence[str], xlabel: str | Sequence[str] | None = Non
 
 
 def line_style(k: int, *, line: bool = True) -> dict[str, Any]:
-    """Keyword arguments for ``ax.plot`` (or, with ``line=False``, ``ax.scatter``-like
-    marker-only plots) of the ``k``-th series: colour, marker, line style.
+    """Keyword arguments for ``ax.plot`` of the ``k``-th series: colour, marker, line
+    style (``line=False``: markers only).
 
-    Even series have small filled markers, odd ones larger hollow ones, so coinciding
-    points of two series show both.
+    Series that coincide stay visible: within every four series the markers and lines
+    get smaller and thinner and are drawn later (on top), and odd series have hollow
+    markers, so a later series never covers an earlier one completely.
 
     Examples
     --------
@@ -146,13 +147,14 @@ def line_style(k: int, *, line: bool = True) -> dict[str, Any]:
     >>> line_style(2, line=False)["linestyle"]
     'none'
     """
-    color = PALETTE[k % len(PALETTE)]
+    color, rank = PALETTE[k % len(PALETTE)], k % 4
     return {"color": color, "marker": MARKERS[k % len(MARKERS)],
             "linestyle": LINESTYLES[k % len(LINESTYLES)] if line else "none",
-            "linewidth": 1.2, "markersize": 3.5 if k % 2 == 0 else 5.5,
+            "linewidth": (2.4, 1.8, 1.3, 0.9)[rank],
+            "markersize": (7.0, 5.8, 4.6, 3.4)[rank],
             "markerfacecolor": color if k % 2 == 0 else "none",
             "markeredgecolor": color, "markeredgewidth": 1.0,
-            "zorder": 3 + 0.01 * k}
+            "zorder": 3 + 0.1 * rank + 0.001 * k}
 
 
 def axis_label(quantity: str, unit: str) -> str:
@@ -181,13 +183,15 @@ def has_unit(label: str) -> bool:
 
 
 def _log_range(lo: float, hi: float) -> list[float]:
-    """Plain 1-2-5 ticks covering [lo, hi], at most about 7 of them."""
+    """Round ticks covering [lo, hi] (the view widens to a tick up to 1.3x outside): 1-2-5
+    per decade, or every digit when that leaves fewer than three; at most 7, and the
+    range's ends when not even two fall inside."""
     out: list[float] = []
-    for steps in ((1, 2, 5), (1, 3), (1,)):
+    for steps in ((1, 2, 5), tuple(range(1, 10))):
         out = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)) - 1,
                                            math.ceil(math.log10(hi)) + 1)
-               for m in steps if lo <= m * 10.0 ** e <= hi]
-        if len(out) <= 7:
+               for m in steps if lo / 1.3 <= m * 10.0 ** e <= hi * 1.3]
+        if len(out) >= 3:
             break
     if len(out) < 2:  # a narrow range: its ends
         out = sorted({lo, hi})
@@ -233,7 +237,7 @@ def log_axis(ax, axis: str, values: Iterable[float], *, ticks: str = "data",
     >>> [ax.xaxis.get_major_formatter()(t) for t in ax.get_xticks()]
     ['100', '400', '1,600']
     >>> log_axis(ax, "y", [0.013, 0.4], ticks="round")
-    [0.02, 0.05, 0.1, 0.2]
+    [0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
     """
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
@@ -243,9 +247,9 @@ def log_axis(ax, axis: str, values: Iterable[float], *, ticks: str = "data",
         raise InvalidArgument(f"ticks = {ticks!r}: must be 'data' or 'round'")
     data = sorted({float(v) for v in values if v is not None and math.isfinite(v) and v > 0})
     target = ax.xaxis if axis == "x" else ax.yaxis
-    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
-    if not data:
+    if not data:   # nothing to put on a log scale (every point missing): keep it linear
         return []
+    (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
     if ticks == "data":
         positions = _thin(data, most)
     else:
@@ -284,7 +288,7 @@ def mark_missing(ax, xs: Sequence[float], k: int, what: str = "infeasible") -> N
     if not xs:
         return
     transform = ax.get_xaxis_transform()  # x in data, y in axes fraction
-    ax.plot(list(xs), [0.04] * len(xs), transform=transform, linestyle="none",
+    ax.plot(list(xs), [0.0] * len(xs), transform=transform, linestyle="none",
             marker="x", markersize=6, markeredgewidth=1.5, color=PALETTE[k % len(PALETTE)],
             clip_on=False, zorder=5, label=what)
 

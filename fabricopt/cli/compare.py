@@ -14,7 +14,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("compare", help="iteration time and cost of a workload over fabrics",
                        description="Sweep per-GPU bandwidth for a workload over fabrics, search "
                                    "the best k x l hybrid parallelism at each point, and write "
-                                   "PREFIX.md (table), PREFIX.csv and PREFIX.png (plot). An option "
+                                   "PREFIX.md (table), PREFIX.csv, PREFIX.png and PREFIX.pdf "
+                                   "(plot); --json prints the rows as JSON. An option "
                                    "only the other model reads (--k for a SimAI file, "
                                    "--nic-GBps for an op graph) is refused.")
     p.add_argument("workload", help="resnet50, vgg16, bert-large, transformer, megatron, "
@@ -35,7 +36,9 @@ def add_parser(sub) -> None:
     p.add_argument("--k", default=None, metavar="K,...",
                    help="model-parallel degrees to try (default all; 1 = pure data parallelism)")
     p.add_argument("--max-k", type=int, default=None, help="largest model-parallel degree to try")
-    p.add_argument("--switches", type=int, default=16, help="OCSs of sip-ocs (default 16)")
+    p.add_argument("--switches", type=int, default=None,
+                   help="OCSs of sip-ocs (default 16; for a traffic workload, more if its "
+                        "busiest GPU has more peers)")
     p.add_argument("--degree", type=int, default=4, help="links per node of direct-connect")
     p.add_argument("--gpu-tflops", type=float, default=156.0,
                    help="effective TFLOP/s per GPU (default 156: an A100 at 50%% of peak)")
@@ -75,9 +78,11 @@ def _add_simai_options(p) -> None:
     p.add_argument("--time-unit-s", type=float, default=1e-9,
                    help="simai: seconds per compute tick of the file (default 1e-9)")
     p.add_argument("--max-hops", type=int, default=None,
-                   help="simai: lightpath reach of sip-ring (default 16)")
+                   help="simai: lightpath reach of sip-ring (default 16, or the job's "
+                        "farthest pair if farther)")
     p.add_argument("--json", action="store_true",
-                   help="simai: print the rows as JSON (files only with --out)")
+                   help="print the rows as JSON (schema: `fabricopt schema compare`) instead "
+                        "of the table; files only with --out")
 
 
 def _numbers(text: str, name: str, kind=float) -> list:
@@ -89,7 +94,7 @@ def _numbers(text: str, name: str, kind=float) -> list:
 
 #: ``compare`` options that only traffic (SimAI) workloads read.
 _SIMAI_ONLY = ("nvlink_GBps", "nic_GBps", "nics_per_server", "gpus_per_server", "mode", "rules",
-               "overlap", "pp_overlap", "efficiency", "time_unit_s", "max_hops", "json")
+               "overlap", "pp_overlap", "efficiency", "time_unit_s", "max_hops")
 # What only the op-graph model (SiP-ML's placement and (k, l) search) reads.
 _SIPML_ONLY = ("k", "max_k", "gpu_tflops", "gpus_per_node", "tau_us", "seed")
 
@@ -131,6 +136,35 @@ def _parameters(args, positional=("workload",), skip=()) -> str:
     return f"parameters: fabricopt {args.command} " + " ".join(shown)
 
 
+class _Progress:
+    """Where ``compare`` reports progress: on a terminal, one bar redrawn in place (points
+    done of ``total``, elapsed, ETA, the latest line); elsewhere each line as it comes;
+    nothing with ``--quiet``. Result lines of a point start without indent; lines from
+    inside a point (each k x l tried) are indented."""
+
+    def __init__(self, total: int, quiet: bool):
+        from fabricopt.bench.progress import ProgressBar
+
+        self.quiet, self.done, self.failed = quiet, 0, 0
+        self.bar = ProgressBar(total) if sys.stderr.isatty() else None
+
+    def __call__(self, line: str) -> None:
+        if self.bar is None:
+            print(line, file=sys.stderr)
+            return
+        if not line.startswith(" "):
+            self.done += 1
+            self.failed += ": infeasible" in line or ": unavailable" in line
+        self.bar.update(done=self.done, failed=self.failed, note=line.strip())
+
+    def callback(self):
+        return None if self.quiet else self
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def _overlap_option(text: str) -> dict:
     out = {}
     for item in (t.strip() for t in text.split(",")):
@@ -151,15 +185,17 @@ def _cmd_compare_simai(args, workload) -> int:
     from fabricopt.fabrics.simai import comparison as scmp
 
     fabrics = [f.strip() for f in (args.fabrics or "elect-cluster").split(",") if f.strip()]
+    bandwidths = None if args.bandwidths is None else _numbers(args.bandwidths, "bandwidths")
+    progress = _Progress(len(fabrics) * (1 if bandwidths is None else len(bandwidths)),
+                         args.quiet)
     rows = scmp.compare_simai(
-        workload, args.gpus, None if args.bandwidths is None
-        else _numbers(args.bandwidths, "bandwidths"), fabrics,
+        workload, args.gpus, bandwidths, fabrics,
         nvlink_GBps=args.nvlink_GBps, nic_GBps=args.nic_GBps,
         nics_per_server=args.nics_per_server, gpus_per_server=args.gpus_per_server,
         mode=args.mode, overlap=_overlap_option(args.overlap), pp_overlap=args.pp_overlap,
         efficiency=args.efficiency, switches=args.switches, degree=args.degree,
-        max_hops=args.max_hops, rules=args.rules,
-        progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
+        max_hops=args.max_hops, rules=args.rules, progress=progress.callback())
+    progress.close()
     table = scmp.simai_markdown_table(rows)
     if args.json:
         print(scmp.simai_rows_json(rows))
@@ -197,25 +233,30 @@ def run(args, extra=()) -> int:
                                       f"{workload.name} is an op-graph workload")
     args.bandwidths = args.bandwidths or "128,256,512,1024,2048,4096,8192"
     args.fabrics = args.fabrics or "elect-flat,elect-cluster-400,sip-ocs,sip-ring"
+    args.switches = 16 if args.switches is None else args.switches
     per_node = args.gpus_per_node
     if per_node < 1:
         raise InvalidArgument(f"--gpus-per-node = {per_node}: must be >= 1")
     parameters = _parameters(args, skip=_SIMAI_ONLY)
     if not args.quiet:
         print(parameters, file=sys.stderr)
+    bandwidths = _numbers(args.bandwidths, "bandwidths")
+    fabrics = [f.strip() for f in args.fabrics.split(",") if f.strip()]
+    progress = _Progress(len(bandwidths) * len(fabrics), args.quiet)
     rows = cmp.compare(
-        args.workload, args.gpus, _numbers(args.bandwidths, "bandwidths"),
-        [f.strip() for f in args.fabrics.split(",") if f.strip()],
+        args.workload, args.gpus, bandwidths, fabrics,
         k_values=None if args.k is None else _numbers(args.k, "k", int), max_k=args.max_k,
         tau_s=args.tau_us * 1e-6, gpu_flops=args.gpu_tflops * 1e12 * per_node,
         memory_bytes=A100_MEMORY_BYTES * per_node, switches=args.switches, degree=args.degree,
-        seed=args.seed, progress=None if args.quiet else lambda line: print(line, file=sys.stderr))
-    prefix = args.out or f"compare-{args.workload}-{args.gpus}"
+        seed=args.seed, progress=progress.callback())
+    progress.close()
     table = cmp.markdown_table(rows, legend=True)
-    with open(f"{prefix}.md", "w") as f:
-        f.write(parameters + "\n\n" + table + "\n")
-    cmp.write_csv(rows, f"{prefix}.csv")
-    iteration_vs_bandwidth(rows, f"{prefix}.png")
-    print(table)
-    print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
+    print(cmp.rows_json(rows) if args.json else table)
+    if args.out or not args.json:
+        prefix = args.out or f"compare-{args.workload}-{args.gpus}"
+        with open(f"{prefix}.md", "w") as f:
+            f.write(parameters + "\n\n" + table + "\n")
+        cmp.write_csv(rows, f"{prefix}.csv")
+        iteration_vs_bandwidth(rows, f"{prefix}.png")
+        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
     return 0

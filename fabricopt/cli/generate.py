@@ -109,7 +109,7 @@ def run(args, extra=()) -> int:
         return 0
     if args.kind is None:
         raise InvalidArgument(f"generate: a problem kind is required ({', '.join(kinds())})")
-    if args.out:
+    if args.out and args.out != "-":
         check_writable(args.out)
     instance = generate(args.kind, seed=args.seed, **_size_options(args.kind, extra))
     dump(instance, args.out if args.out else "-")

@@ -63,7 +63,7 @@ def _solve(args) -> int:
     options = _method_options(kind_of(instance).name, args.method, args.option)
     if args.backend is not None:
         options["backend"] = args.backend
-    if args.out:
+    if args.out and args.out != "-":
         check_writable(args.out)
     result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **options)
     if args.json:

@@ -8,7 +8,9 @@
 - :mod:`~fabricopt.fabrics.iteration`: the iteration-time model.
 - :mod:`~fabricopt.fabrics.simai.iteration`: iteration time of traffic (SimAI) workloads,
   with :mod:`~fabricopt.fabrics.simai.efficiency` (SimAI's efficiency tables) and
-  :mod:`~fabricopt.fabrics.resolve` (one name space for both kinds of workload).
+  :mod:`~fabricopt.fabrics.resolve` (one name space for both kinds of workload);
+  :mod:`~fabricopt.fabrics.simai.analytical`: SimAI-Analytical's own rules, to
+  reproduce its figures.
 - :mod:`~fabricopt.fabrics.comparison`: bandwidth sweeps, tables and plots.
 - :mod:`~fabricopt.fabrics.strategies`: per-operator parallelization (data, model or
   hybrid per op) and the traffic it implies; :mod:`~fabricopt.fabrics.cosearch`:
@@ -33,6 +35,7 @@ from fabricopt.fabrics.simai.workload import SimAIWorkload, read_simai
 from fabricopt.fabrics.simai.efficiency import read_efficiency, simai_efficiency
 from fabricopt.fabrics.simai.iteration import (SimAIIterationTime, simai_cluster,
                                                simai_iteration_time)
+from fabricopt.fabrics.simai.analytical import SimAICluster, simai_analytical_time
 from fabricopt.fabrics.traffic import AllReduce, Traffic, hybrid_traffic, port_bound_s
 from fabricopt.fabrics.workloads import WORKLOADS, Workload, get_workload
 
@@ -42,4 +45,5 @@ __all__ = ["compare", "make_fabric", "FABRIC_NAMES", "iteration_time", "search_i
            "cost_matched_fat_tree", "Prices", "DEFAULT_PRICES", "read_simai", "SimAIWorkload",
            "Traffic", "AllReduce", "hybrid_traffic", "port_bound_s", "Workload", "WORKLOADS",
            "get_workload", "resolve_workload", "simai_iteration_time", "simai_cluster",
-           "SimAIIterationTime", "simai_efficiency", "read_efficiency"]
+           "SimAIIterationTime", "simai_efficiency", "read_efficiency", "SimAICluster",
+           "simai_analytical_time"]

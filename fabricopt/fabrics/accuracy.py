@@ -21,7 +21,9 @@ SiP-ML takes the ResNet-50 and Transformer counts from Shallue et al., whose
 measurements are published as figures and a database, not as a table we can cite
 number by number: no built-in table is shipped for the Transformer. Supply one with
 :func:`load_steps_table` (JSON ``{"workload": ..., "target": ..., "source": ...,
-"points": [[batch, steps], ...]}``) to price it.
+"points": [[batch, steps], ...]}``) to price it, or tabulate the critical-batch curve
+of :func:`critical_batch_table`, whose shape is Shallue et al.'s: steps fall about
+in proportion to the batch below a critical batch and flatten above it.
 
 References
 ----------
@@ -31,6 +33,8 @@ References
    arXiv:1706.02677, 2017 (no accuracy loss up to minibatch 8k; 90 epochs).
 .. [3] C. J. Shallue et al., "Measuring the Effects of Data Parallelism on Neural
    Network Training", JMLR 20(112), 2019.
+.. [4] S. McCandlish et al., "An Empirical Model of Large-Batch Training",
+   arXiv:1812.06162, 2018, Eq. 2.11 (``S = S_min * (1 + B_noise / B)``).
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from typing import Any, Mapping, Sequence
 from fabricopt.problems._validate import as_float, as_int, fail
 
 __all__ = ["StepsToTarget", "STEPS_TO_TARGET", "steps_to_target", "load_steps_table",
-           "IMAGENET_TRAIN_IMAGES"]
+           "critical_batch_table", "IMAGENET_TRAIN_IMAGES"]
 
 #: Training images of ImageNet-1k (ILSVRC 2012).
 IMAGENET_TRAIN_IMAGES = 1_281_167
@@ -144,6 +148,53 @@ def load_steps_table(source: str | Path | Mapping[str, Any]) -> StepsToTarget:
         fail("steps table", sorted(data), f"missing field {missing[0]!r}")
     return StepsToTarget(str(data["workload"]), str(data["target"]), tuple(data["points"]),
                          str(data["source"]))
+
+
+def critical_batch_table(workload: str, *, baseline_batch: int, baseline_steps: float,
+                         critical_batch: float, batches: Sequence[int], target: str,
+                         source: str) -> StepsToTarget:
+    """The critical-batch curve ``steps(B) = S_min * (1 + critical_batch / B)``, through
+    ``(baseline_batch, baseline_steps)``, tabulated at ``batches``.
+
+    Below the critical batch the steps fall almost in proportion to the batch (the
+    samples to the target stay about ``S_min * critical_batch``); above it they
+    flatten towards ``S_min`` (McCandlish et al. 2018, Eq. 2.11; the shape Shallue
+    et al. 2019 measure). Between the tabulated batches :func:`steps_to_target`
+    interpolates on log-log axes, as for a measured table.
+
+    Parameters
+    ----------
+    workload, target, source : str
+        As in :class:`StepsToTarget`.
+    baseline_batch : int
+        A batch whose steps are known.
+    baseline_steps : float
+        The steps at ``baseline_batch``.
+    critical_batch : float
+        Where the curve bends from falling to flat.
+    batches : sequence of int
+        The batches to tabulate, increasing.
+
+    Returns
+    -------
+    StepsToTarget
+
+    Examples
+    --------
+    >>> t = critical_batch_table("demo", baseline_batch=256, baseline_steps=1000.0,
+    ...                          critical_batch=1024, batches=[64, 256, 1024, 16384],
+    ...                          target="t", source="s")
+    >>> [round(s) for _, s in t.points]
+    [3400, 1000, 400, 212]
+    """
+    b0 = as_int("baseline_batch", baseline_batch, minimum=1)
+    s0 = as_float("baseline_steps", baseline_steps, positive=True)
+    critical = as_float("critical_batch", critical_batch, positive=True)
+    min_steps = s0 / (1.0 + critical / b0)
+    points = tuple((b, min_steps * (1.0 + critical / b))
+                   for b in (as_int(f"batches[{i}]", b, minimum=1)
+                             for i, b in enumerate(batches)))
+    return StepsToTarget(workload, target, points, source)
 
 
 #: The built-in tables (see the module docstring for each one's source).

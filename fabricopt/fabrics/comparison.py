@@ -19,7 +19,7 @@ References
 from __future__ import annotations
 
 import csv
-import math
+import json
 from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
@@ -32,7 +32,7 @@ from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices
 from fabricopt.fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS
 
 __all__ = ["FABRIC_NAMES", "SIPML_BANDWIDTHS", "COLUMN_LEGEND", "make_fabric", "Row", "compare",
-           "markdown_table", "write_csv"]
+           "markdown_table", "write_csv", "rows_json"]
 
 #: SiP-ML Fig. 5: per-GPU bandwidth from 128 to 8192 Gbps.
 SIPML_BANDWIDTHS = (128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0, 8192.0)
@@ -120,9 +120,9 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     At each bandwidth, every fabric gets its best (k, l) by
     :func:`~fabricopt.fabrics.iteration.search_iteration_time` with its own placement
     method; then every fabric also prices the placements the others found there that
-    keep within its degree limit, so Elect-Flat — no limit, fastest on any placement —
-    is never slower than a fabric of equal per-node bandwidth. Placements are cached
-    between fabrics that would compute the same one.
+    keep within its degree limit, so Elect-Flat — no limit, the port bound on any
+    placement — is never slower than a packet switch of equal per-node bandwidth.
+    Placements are cached between fabrics that would compute the same one.
 
     Parameters
     ----------
@@ -282,3 +282,17 @@ def write_csv(rows: Sequence[Row], path) -> None:
         writer.writeheader()
         for r in rows:
             writer.writerow(asdict(r))
+
+
+def rows_json(rows: Sequence[Row]) -> str:
+    """The rows as a JSON array, one object per row with every field: what
+    ``fabricopt compare --json`` prints (schema: ``fabricopt schema compare``).
+
+    Examples
+    --------
+    >>> import json
+    >>> row = Row("w", 2, "f", 1.0, 1.0, 1, 2, 1e-3, 1e-3, 1e-3, 0.0, 0.0, 1e3)
+    >>> json.loads(rows_json([row]))[0]["iteration_s"]
+    0.001
+    """
+    return json.dumps([asdict(r) for r in rows], indent=2)

@@ -22,18 +22,25 @@ l-way data parallelism (DP) across them (SiP-ML §3.2). The model:
 
        iteration_s = max(mp_s + allreduce_s, fabric_s)
 
-Simplifications, stated: a transfer's rate is the rate the fabric's configuration
-gives its pair — concurrent transfers contend only through the ``fabric_s`` term (a
-roofline-style bound, not a packet simulation); compute does not overlap the
-AllReduce; latency, launch overheads and activation memory are ignored; a layer's
-forward and backward are one op (see :mod:`~fabricopt.fabrics.workloads`); the fabric
-is configured once for the iteration's total traffic. Because the critical path is
-a longest path over fixed orders, it never grows when pair rates grow, and the
-fabric term never grows when the fabric gets faster, so iteration time is monotone
-in bandwidth for a fixed placement, and :class:`ElectFlat` — highest pair rates,
-port-bound communication time — is never slower than a fabric of equal per-GPU
-bandwidth on the same placement (and :func:`~fabricopt.fabrics.comparison.compare`
-lets it price every placement the others find).
+One rule for every fabric: compute and model-parallel transfers overlap along the
+critical path, the AllReduce follows the step, and the iteration never ends before
+the fabric can deliver its whole traffic. Every fabric prices a transfer at the rate
+its configuration gives the pair while the whole iteration's traffic is carried:
+an OCS's circuits, a ring's lightpaths, a packet switch's proportional share of the
+ports the transfer crosses (:func:`~fabricopt.fabrics.models.port_shares`), so
+concurrent transfers share an electrical port as they share an OCS's circuits.
+
+Simplifications, stated: rates are fixed for the iteration (a fluid model, not a
+packet simulation); latency, launch overheads and activation memory are ignored; a
+layer's forward and backward are one op (see :mod:`~fabricopt.fabrics.workloads`);
+the fabric is configured once for the iteration's total traffic. Because the
+critical path is a longest path over fixed orders, it never grows when pair rates
+grow, and the fabric term never grows when the fabric gets faster, so iteration time
+is monotone in bandwidth for a fixed placement. :class:`ElectFlat` delivers any
+traffic in the port bound, and a transfer on it never gets less than on a packet
+switch of equal per-GPU bandwidth, so it is never slower than those on the same
+placement; an OCS's fixed circuits can give one critical transfer more than its
+proportional share, so only Elect-Flat's delivery time bounds SiP-OCS's.
 
 References
 ----------

@@ -6,12 +6,19 @@ Every fabric answers one question for a :class:`~fabricopt.fabrics.traffic.Traff
 
 - ``comm_time_s``: the time to deliver all of the traffic at once, every pair sending
   concurrently over the configuration (the fabric's *communication time*);
-- ``pair_gbps``: the rate one transfer i -> j gets on that configuration when it is
-  alone (a circuit's or lightpath's capacity, a host link, a routed path's bottleneck);
+- ``pair_gbps``: the rate a transfer i -> j gets on that configuration while the
+  iteration's traffic flows (its circuits' or lightpaths' capacity, its routed path's
+  bottleneck; on a packet switch, its share of the ports it crosses);
 - the ring orders its AllReduce groups use.
 
 Packet-switched fabrics are priced in closed form (a fluid model: rates in
-proportion to the demand, bottleneck = the busiest resource). Optical fabrics are
+proportion to the demand, bottleneck = the busiest resource). Concurrent transfers
+share a packet switch's ports as they share an OCS's circuits: every transfer of the
+iteration is priced at its proportional share of each port it crosses,
+``gbps * bytes_ij / max(sent_i, received_j)``, which is the fractional relaxation of the
+OCS's circuit assignment (divisible circuits, no degree limit). With equal bytes to
+as many peers as an OCS has switches, both give every pair ``gbps / switches``.
+A pair with no demand keeps the whole port. Optical fabrics are
 configured by the toolkit's own solvers: SiP-OCS by ``circuits``/``exact``, SiP-Ring
 by ``wavelengths``/``mcf`` (or ``greedy``), direct-connect by ``topology``/``topoopt``,
 and the result is checked and scored by the problem kind, never by this module.
@@ -50,7 +57,7 @@ from fabricopt.fabrics.traffic import (Traffic, as_traffic, port_bound_s, ring_a
                                        transfer_s)
 
 __all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipOcs", "SipRing",
-           "DirectConnect", "cost_matched_fat_tree", "method_available"]
+           "DirectConnect", "cost_matched_fat_tree", "method_available", "port_shares"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +70,7 @@ class Allocation:
     comm_time_s : float
         Time to deliver the whole traffic with every pair sending at once.
     pair_gbps : numpy.ndarray, shape (N, N)
-        Rate of a lone transfer i -> j; 0 where the configuration gives the pair nothing.
+        Rate of a transfer i -> j on the configuration; 0 where it gives the pair nothing.
     rings : tuple of (order, share, bytes)
         The AllReduce rings: node order, share of the group's bytes, the group's bytes.
     result : Result or None
@@ -171,6 +178,34 @@ class Fabric(abc.ABC):
         """The same fabric scaled to ``per_node_gbps`` per node."""
 
 
+def port_shares(total: np.ndarray, gbps: float, group: np.ndarray | None = None) -> np.ndarray:
+    """Each demanded pair's proportional share of the ports it crosses, Gbps.
+
+    Port ``p`` (a node's, or a group's uplink when ``group`` maps nodes to groups and
+    only traffic between groups is counted) carries ``gbps`` out and ``gbps`` in; the
+    pair i -> j gets ``gbps * T_ij / max(out(p_i), in(p_j))``, so no port is
+    oversubscribed and every demanded transfer ends by the port bound. Pairs with no
+    demand get ``gbps``; pairs inside one group cross no group port and get ``inf``;
+    the diagonal is 0.
+
+    Examples
+    --------
+    >>> port_shares(np.array([[0, 3e9, 1e9], [0, 0, 0], [0, 0, 0]]), 8.0).tolist()[0]
+    [0.0, 6.0, 2.0]
+    """
+    nodes = total.shape[0]
+    where = np.arange(nodes) if group is None else np.asarray(group)
+    demand = np.where(where[:, None] != where[None, :], total, 0.0)
+    out = np.bincount(where, weights=demand.sum(axis=1))[where]
+    into = np.bincount(where, weights=demand.sum(axis=0))[where]
+    busiest = np.maximum(out[:, None], into[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = np.where(demand > 0, gbps * demand / busiest, gbps)
+    rates[where[:, None] == where[None, :]] = np.inf
+    np.fill_diagonal(rates, 0.0)
+    return rates
+
+
 def _check_gbps(name: str, value) -> float:
     return as_float(name, value, positive=True)
 
@@ -179,9 +214,10 @@ def _check_gbps(name: str, value) -> float:
 class ElectFlat(Fabric):
     """SiP-ML's Elect-Flat: an ideal full-bisection packet switch, ``gbps`` per node.
 
-    Any transfer may use its node's whole port, and any traffic is delivered in
-    the port bound: nothing is faster at equal per-node bandwidth (SiP-ML §4.1). Its
-    cost is that of the full-bisection Fat-tree that approximates it.
+    Any traffic is delivered in the port bound: nothing delivers it faster at equal
+    per-node bandwidth (SiP-ML §4.1). Concurrent transfers share their ports
+    (:func:`port_shares`). Its cost is that of the full-bisection Fat-tree that
+    approximates it.
 
     Examples
     --------
@@ -201,8 +237,7 @@ class ElectFlat(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
-        rates = np.full((t.nodes, t.nodes), self.gbps)
-        np.fill_diagonal(rates, 0.0)
+        rates = port_shares(t.total_matrix(), self.gbps)
         return Allocation(t, port_bound_s(t, self.gbps), rates, _member_order_rings(t))
 
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
@@ -227,8 +262,8 @@ class ElectCluster(Fabric):
 
     GPU i sits in server ``i // gpus_per_server``. Fluid model: a GPU's own traffic
     (intra and inter) shares its ``intra_gbps``; a server's inter-server traffic shares
-    its NIC's ``inter_gbps``. A lone inter-server transfer gets
-    ``min(inter_gbps, intra_gbps)``.
+    its NIC's ``inter_gbps``; a transfer gets the smaller of its shares of the two
+    (:func:`port_shares`).
 
     Examples
     --------
@@ -266,8 +301,8 @@ class ElectCluster(Fabric):
         nic_in = np.bincount(server, weights=inter.sum(axis=0))
         time = max(port_bound_s(t, self.intra_gbps),
                    _fluid_time(np.concatenate([nic_out, nic_in]), self.inter_gbps))
-        rates = np.where(same, self.intra_gbps, min(self.inter_gbps, self.intra_gbps))
-        np.fill_diagonal(rates, 0.0)
+        rates = np.minimum(port_shares(total, self.intra_gbps),
+                           port_shares(total, self.inter_gbps, server))
         return Allocation(t, time, rates, _member_order_rings(t))
 
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
@@ -351,9 +386,8 @@ class FatTree(Fabric):
         edge_gbps = self.hosts_per_edge * self.link_gbps / self.oversubscription
         time = max(port_bound_s(t, self.link_gbps),
                    _fluid_time(np.concatenate([up, down]), edge_gbps))
-        rates = np.full((t.nodes, t.nodes), min(self.link_gbps, edge_gbps))
-        rates[local] = self.link_gbps
-        np.fill_diagonal(rates, 0.0)
+        rates = np.minimum(port_shares(total, self.link_gbps),
+                           port_shares(total, edge_gbps, edge))
         return Allocation(t, time, rates, _member_order_rings(t))
 
     def cost_breakdown(self, nodes=None, prices=DEFAULT_PRICES):

@@ -10,7 +10,7 @@ The method contract
 -------------------
 A method declares, when it registers (docs/methods.rst)::
 
-    register_method("wavelengths", "mcf", mcf, honours_time_limit=False, options=[
+    register_method("wavelengths", "mcf", mcf, honours_time_limit=True, options=[
         Option("backend", str, "highs", "LP backend", choices=("highs", "cbc")),
         Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),
         Option("fill", bool, True, "hand out leftover wavelengths"),

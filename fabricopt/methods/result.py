@@ -99,6 +99,10 @@ class Result:
     solution : solution object or None
     info : dict
         Details; ``info["message"]`` explains an ``error`` or ``infeasible`` status.
+    verified : bool
+        True when ``solve`` scored this result (or :meth:`verify` re-checked it); False
+        for one read from an envelope (:meth:`from_dict`), whose objective nobody has
+        re-scored yet. Not part of the envelope.
     limit : str
         Why the run stopped, one of :data:`LIMITS`: ``"none"`` (it ran to its end),
         ``"time"`` (the time limit stopped it, or it ran past the limit) or ``"work"``
@@ -122,6 +126,12 @@ class Result:
     info: dict = field(default_factory=dict)
     limit: str = "none"
     bound_source: str | None = None
+
+    @property
+    def verified(self) -> bool:
+        """See the class docstring: False only for an envelope read by :meth:`from_dict`
+        and not yet re-checked by :meth:`verify`."""
+        return self.__dict__.get("_verified", True)
 
     @property
     def message(self) -> str:
@@ -161,7 +171,52 @@ class Result:
         ...
         fabricopt.errors.InvalidSolution: runtime_s = 'x': must be a number
         """
-        return cls(**_envelope_fields(data))
+        loaded = cls(**_envelope_fields(data))
+        object.__setattr__(loaded, "_verified", False)  # not a field: not in the envelope
+        return loaded
+
+    def verify(self, instance: Any) -> "Result":
+        """This result re-checked against ``instance``: its solution passes ``check``
+        and ``evaluate`` gives its objective (to the certificate tolerance,
+        :data:`~fabricopt.problems.tolerances.CERTIFY_RTOL`). Returns the result marked ``verified``.
+
+        Raises
+        ------
+        InvalidSolution
+            If the envelope is not this instance's or its figures are not its solution's.
+
+        Examples
+        --------
+        >>> from fabricopt import generate, solve
+        >>> inst = generate("circuits", seed=1, gpus=4, switches=2)
+        >>> forged = Result.from_dict(dict(solve(inst, "greedy").to_dict(), objective=5e-4,
+        ...                                bound=5e-4, gap=0.0))
+        >>> forged.verified
+        False
+        >>> forged.verify(inst)
+        Traceback (most recent call last):
+        ...
+        fabricopt.errors.InvalidSolution: objective = 0.0005: the solution evaluates to 0.000572172
+        """
+        from dataclasses import replace
+
+        from fabricopt.problems import check, evaluate, kind_of
+        from fabricopt.problems.tolerances import agree
+
+        kind = kind_of(instance)
+        if kind.name != self.problem:
+            raise InvalidSolution(f"problem = {self.problem!r}: the instance is {kind.name}")
+        if self.solution is not None:
+            verdict = check(instance, self.solution)
+            if not verdict.feasible and self.success:
+                raise InvalidSolution(f"status = {self.status!r}: the solution is infeasible "
+                                      f"({verdict.reason})")
+            if verdict.feasible:
+                score = evaluate(instance, self.solution)
+                if self.objective is None or not agree(score, self.objective):
+                    raise InvalidSolution(f"objective = {self.objective!r}: the solution "
+                                          f"evaluates to {score:.6g}")
+        return replace(self)
 
     @staticmethod
     def is_envelope(data: Any) -> bool:
@@ -208,4 +263,32 @@ def _envelope_fields(data: Any) -> dict[str, Any]:
     sol = data.get("solution")
     out["solution"] = None if sol is None else kind.solution_from_dict(sol)
     out["info"] = dict(data.get("info") or {})
+    _consistent(out, kind.sense)
     return out
+
+
+def _consistent(fields: dict[str, Any], sense: str) -> None:
+    """What an envelope says of itself must hold together: a solved status has a
+    solution and an objective, ``infeasible`` and ``no_solution`` have none, the gap is
+    that of the objective and the bound, the bound lies on the right side of the
+    objective and ``optimal`` closes the gap (to ``solve``'s certificate tolerance)."""
+    from fabricopt.problems._validate import fail
+    from fabricopt.problems.tolerances import CERTIFY_RTOL, overshoot
+
+    status, objective, bound = fields["status"], fields["objective"], fields["bound"]
+    if status in ("optimal", "feasible") and (fields["solution"] is None or objective is None):
+        fail("status", status, "needs a solution and an objective", InvalidSolution)
+    if status in ("infeasible", "no_solution") and objective is not None:
+        fail("objective", objective, f"must be null when the status is {status!r}",
+             InvalidSolution)
+    gap = relative_gap(objective, bound)
+    if fields["gap"] is not None and (gap is None or not math.isclose(
+            fields["gap"], gap, rel_tol=CERTIFY_RTOL, abs_tol=1e-15)):
+        fail("gap", fields["gap"], f"must be {gap!r}, the gap of its objective and bound",
+             InvalidSolution)
+    if objective is not None and bound is not None:
+        if overshoot(sense, bound, objective):
+            fail("bound", bound, f"lies on the wrong side of objective {objective!r}",
+                 InvalidSolution)
+        if status == "optimal" and gap > CERTIFY_RTOL:
+            fail("status", status, f"claims optimal with a gap of {gap:.3g}", InvalidSolution)

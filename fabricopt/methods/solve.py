@@ -6,11 +6,13 @@ import logging
 import math
 import time
 import traceback
+from numbers import Real
 from typing import Mapping
 
 from fabricopt.errors import (InfeasibleInstance, InvalidInstance, InvalidOption, InvalidSolution,
                               SolverUnavailable)
 from fabricopt.problems import instance_from_dict, kind_of
+from fabricopt.problems._validate import as_seed, fail
 from fabricopt.problems.tolerances import agree, overshoot
 from fabricopt.methods.registry import get_method
 from fabricopt.methods.result import LIMITS, Result, SolverOutput, relative_gap
@@ -31,14 +33,14 @@ def _call(method, instance, time_limit, seed, options):
 
 
 def _checked_limits(time_limit, seed):
+    """``(time_limit, seed)`` as a float (or None) and an int; NumPy scalars accepted, a
+    ``numpy.random.Generator`` seed gives an integer drawn from it."""
     if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) \
+        if isinstance(time_limit, bool) or not isinstance(time_limit, Real) \
                 or not math.isfinite(time_limit) or time_limit <= 0:
-            raise InvalidOption(f"time_limit = {time_limit!r}: must be a number > 0")
+            fail("time_limit", time_limit, "must be a number > 0", InvalidOption)
         time_limit = float(time_limit)
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise InvalidOption(f"seed = {seed!r}: must be an integer")
-    return time_limit, seed
+    return time_limit, as_seed("seed", seed, InvalidOption, draw=True)
 
 
 def solve(instance, method: str, *, time_limit: float | None = None, seed: int = 0,
@@ -52,9 +54,10 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     method : str
         A name from ``fabricopt.methods(kind)``.
     time_limit : float, optional
-        Seconds the method may use (MILPs stop at it and return their incumbent).
-    seed : int
-        Seed of randomized methods: same seed, same answer.
+        Seconds (> 0; NumPy floats too) the method may use (MILPs stop at it and return their incumbent).
+    seed : int or numpy.random.Generator
+        Seed of randomized methods, an integer >= 0 (NumPy integers too): same seed,
+        same answer. A generator gives the integer seed it draws.
     **options
         Method-specific options, e.g. ``backend="cbc"`` for MILPs.
 

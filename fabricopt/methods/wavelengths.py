@@ -11,6 +11,8 @@ the bound of its LP.
 
 from __future__ import annotations
 
+import time
+
 from fabricopt.errors import InvalidOption
 
 from fabricopt.models import wavelengths as formulation
@@ -66,7 +68,8 @@ def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0, backend: str 
     """SiP-ML's fast scheduler: LP of lightpath counts, randomized rounding, repair, first-fit.
 
     ``rounds`` roundings are tried and ``fill`` hands out leftover wavelengths, as in
-    :func:`fabricopt.algorithms.wavelengths.mcf_schedule`.
+    :func:`fabricopt.algorithms.wavelengths.mcf_schedule`; with a ``time_limit`` no
+    rounding starts past it once one has given a schedule.
 
     Notes
     -----
@@ -82,13 +85,14 @@ def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0, backend: str 
     """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise InvalidOption(f"rounds = {rounds!r}: must be an integer >= 1")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
     flows, bound, run = _fractional_counts(instance, time_limit, seed, backend)
     info = {"solver": run.solver, "lp_status": run.status}
     if run.status == "infeasible":
         info["message"] = "the relaxed count model is infeasible, so the instance is"
         return SolverOutput(None, "infeasible", None, info)
     solution = None if flows is None else heuristics.mcf_schedule(
-        instance, flows, seed=seed, fill=bool(fill), rounds=rounds)
+        instance, flows, seed=seed, fill=bool(fill), rounds=rounds, deadline=deadline)
     if solution is None:
         info["message"] = f"mcf {_UNSERVED}"
         return SolverOutput(None, "no_solution", bound, info)
@@ -119,11 +123,10 @@ register_method("wavelengths", "milp", milp, exact=True,
                 options=MILP_OPTIONS + (SYMMETRY_OPTION,),
                 honours_time_limit=True,
                 summary="binary lightpaths with wavelength continuity (sparse model + HiGHS)")
-register_method("wavelengths", "mcf", mcf, options=(
+register_method("wavelengths", "mcf", mcf, honours_time_limit=True, options=(
     BACKEND_OPTION,
     Option("rounds", int, 8, "randomized roundings to try", check=at_least(1)),
-    Option("fill", bool, True, "hand out leftover wavelengths")),
-                time_limit_note="its LP and rounding rounds run to their end (cap them with the rounds option)")
+    Option("fill", bool, True, "hand out leftover wavelengths")))
 register_method("wavelengths", "greedy", greedy, options=(),
                 time_limit_note="one greedy pass over the demands")
 register_method("wavelengths", "count-bound", count_bound, bound_only=True,

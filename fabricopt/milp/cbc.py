@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pulp
 
 from fabricopt.errors import SolverUnavailable
@@ -30,7 +32,11 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
         by_name = {v.name: v for v in problem.variables()}
         for name, value in warm_start.items():
             if name in by_name:
-                by_name[name].setInitialValue(value)
+                var = by_name[name]
+                # a start computed in scaled units may sit a rounding step outside a bound
+                low = -math.inf if var.lowBound is None else var.lowBound
+                up = math.inf if var.upBound is None else var.upBound
+                var.setInitialValue(min(max(float(value), low), up))
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit, threads=1, gapRel=rel_gap,
                                warmStart=bool(warm_start),
                                options=[f"randomSeed {int(seed) % 2**31 + 1}",

@@ -32,7 +32,8 @@ def build(instance: PrioritiesInstance) -> MilpModel:
     Returns
     -------
     MilpModel
-        Its objective is the cut weight itself (``bound_from_raw`` is the identity).
+        Its objective is the cut weight in units of the largest edge weight
+        (``bound_from_raw`` scales a bound back to the instance's units).
 
     Examples
     --------
@@ -41,7 +42,8 @@ def build(instance: PrioritiesInstance) -> MilpModel:
     >>> from fabricopt.milp import run_milp
     >>> inst = PrioritiesInstance(2, [{"id": f"J{k}", "priority": 4 - k, "intensity": 4 - k}
     ...                               for k in range(4)], [["J0", "J1"], ["J2", "J3"]])
-    >>> run_milp(build(inst)).objective
+    >>> model = build(inst)
+    >>> model.bound_from_raw(run_milp(model).objective)
     6.0
     """
     ids = instance.ids
@@ -54,7 +56,9 @@ def build(instance: PrioritiesInstance) -> MilpModel:
     m = SparseModel("priorities", "max")
     x = m.variables("level", (n,), 0, top, integer=True)
     y = m.variables("cut", (E,), 0, 1, integer=True)
-    m.objective(y.ids, w)
+    # weights in units of the largest, so the solver's gaps and tolerances are relative
+    unit = float(w.max()) if E and w.max() > 0 else 1.0
+    m.objective(y.ids, w / unit)
     rows = np.repeat(np.arange(E), 2)
     m.rows("order", rows, np.column_stack([x[hi], x[lo]]).ravel(), np.tile([1.0, -1.0], E),
            lower=0.0, count=E)
@@ -75,4 +79,4 @@ def build(instance: PrioritiesInstance) -> MilpModel:
         start[y.ids] = (level[hi] > level[lo]).astype(float)
         return start
 
-    return MilpModel(m, decode, lambda raw: raw, encode)
+    return MilpModel(m, decode, lambda raw: raw * unit, encode)

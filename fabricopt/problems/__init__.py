@@ -10,6 +10,7 @@ import inspect
 from typing import Any, Mapping
 
 from fabricopt.errors import InvalidInstance, InvalidOption, InvalidSolution
+from fabricopt.problems._validate import as_seed
 from fabricopt.problems._kind import (CheckResult, NamedBound, ProblemKind, get_kind, kind_of,
                                       kinds, register_bound, register_kind)
 from fabricopt.problems import circuits  # noqa: F401  (registers the kind)
@@ -46,17 +47,25 @@ def to_dict(obj: Any) -> dict[str, Any]:
     return obj.to_dict()
 
 
-def _same_kind(instance, solution) -> ProblemKind:
+def _same_kind(instance, solution) -> tuple[ProblemKind, Any, Any]:
+    """The kind, instance and solution; JSON objects (dicts) are parsed first, as
+    ``solve`` parses them."""
+    if isinstance(instance, Mapping):
+        instance = instance_from_dict(instance)
     kind = kind_of(instance)
     if not isinstance(instance, kind.instance_type):
         raise InvalidInstance(f"{type(instance).__name__} is a solution, not an instance")
+    if isinstance(solution, Mapping):
+        solution = kind.solution_from_dict(solution)
     if not isinstance(solution, kind.solution_type):
         raise InvalidSolution(f"{type(solution).__name__} is not a {kind.name} solution")
-    return kind
+    return kind, instance, solution
 
 
 def check(instance, solution) -> CheckResult:
     """Is ``solution`` feasible for ``instance``? The first violated rule in words if not.
+
+    Both may be objects or their JSON (dicts), as for :func:`fabricopt.solve`.
 
     Examples
     --------
@@ -65,7 +74,8 @@ def check(instance, solution) -> CheckResult:
     >>> check(inst, CircuitsSolution([[None, None]]))
     CheckResult(feasible=False, reason='traffic_bytes[0][1] = 5000000.0 has no circuit 0->1')
     """
-    return _same_kind(instance, solution).check(instance, solution)
+    kind, instance, solution = _same_kind(instance, solution)
+    return kind.check(instance, solution)
 
 
 def evaluate(instance, solution) -> float:
@@ -78,7 +88,8 @@ def evaluate(instance, solution) -> float:
     >>> evaluate(inst, CircuitsSolution([[1, None]]))  # 8e9 bits over one 8 Gbps circuit
     1.0
     """
-    return float(_same_kind(instance, solution).evaluate(instance, solution))
+    kind, instance, solution = _same_kind(instance, solution)
+    return float(kind.evaluate(instance, solution))
 
 
 def generate(kind: str, seed: int = 0, **sizes) -> Any:
@@ -90,6 +101,7 @@ def generate(kind: str, seed: int = 0, **sizes) -> Any:
     4
     """
     problem = get_kind(kind)
+    seed = as_seed("seed", seed, InvalidOption)
     if problem.generate is None:
         raise InvalidInstance(f"problem = {kind!r}: has no instance generator")
     params = inspect.signature(problem.generate).parameters

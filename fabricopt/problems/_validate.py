@@ -30,6 +30,7 @@ __all__ = [
     "as_id",
     "as_list",
     "as_object",
+    "as_seed",
 ]
 
 
@@ -260,3 +261,29 @@ def as_object(field: str, value: Any, allowed, error: type[Exception] = InvalidI
         fail(field, value, f"must be an object with {', '.join(allowed)}", error)
     reject_unknown_keys(value, allowed, field, error)
     return value
+
+
+def as_seed(field: str, value: Any, error: type[Exception] = InvalidInstance, *,
+            draw: bool = False):
+    """A seed: an integer >= 0 (Python or NumPy) or a ``numpy.random.Generator``.
+
+    With ``draw`` a generator gives an integer seed drawn from it (for methods, which
+    take integers): the same generator state, the same seed.
+
+    Examples
+    --------
+    >>> as_seed("seed", np.int64(3)), as_seed("seed", np.random.default_rng(1), draw=True)
+    (3, 4720721261117928063)
+    >>> as_seed("seed", -1)
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: seed = -1: must be an integer >= 0 or a numpy.random.Generator
+    """
+    rule = "must be an integer >= 0 or a numpy.random.Generator"
+    if isinstance(value, np.random.Generator):
+        return int(value.integers(0, 2 ** 63)) if draw else value
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        fail(field, value, rule, error)
+    if value < 0:
+        fail(field, value, rule, error)
+    return int(value)

@@ -38,6 +38,9 @@ from fabricopt.problems._flowstate import FlowState
 __all__ = ["SimJob", "SimResult", "simulate", "link_components", "utilization",
            "MAX_EVENTS", "require_bounded_work"]
 
+# Event times within this fraction of the simulated span are one event.
+_EVENT_RTOL = 1e-12
+
 #: Most events one simulation may take (our limit, about half a minute on one core):
 #: instances that would need more are rejected before any work, never run unbounded.
 MAX_EVENTS = 2_000_000
@@ -316,8 +319,10 @@ class _Component:
 
     def __init__(self, link_gbps, jobs, job_ids, a, b, jitter, seed, trace, backend=None):
         self.a, self.b = a, b
-        # Events closer than this are one event: times are sums of float durations.
-        self.eps = 1e-12 * max(1.0, b)
+        # Events closer than this are one event: times are sums of float durations, whose
+        # rounding grows with the span simulated; relative, so the simulation is the same
+        # at every time scale (b > 0: the window is positive)
+        self.eps = _EVENT_RTOL * b
         self.trace = trace
         fjob, fbits, paths = [], [], []
         for j, job in enumerate(jobs):

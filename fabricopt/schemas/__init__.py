@@ -5,7 +5,8 @@ A schema checks a document's structure — fields, types, constant ranges — so
 tools can validate fabricopt's JSON without Python; :func:`fabricopt.load` is still
 the full validator (it also checks square matrices, known ids, acyclic dependencies and
 bounds that depend on other fields). The formats are described in the docs' Formats
-page; ``fabricopt schema KIND [--solution | --result]`` prints a schema.
+page; ``fabricopt schema KIND [--solution | --result]`` prints a schema, and
+``fabricopt schema compare`` the schema of ``fabricopt compare --json``.
 
 Examples
 --------
@@ -24,7 +25,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["schema", "schema_path", "WHICH"]
+__all__ = ["schema", "schema_path", "compare_schema", "WHICH"]
 
 #: What a schema describes.
 WHICH = ("instance", "solution", "result")
@@ -81,3 +82,15 @@ def schema(kind: str, which: str = "instance") -> dict:
         out["properties"]["problem"] = {"const": kind, "description": "The problem kind."}
         out["properties"]["solution"] = {"anyOf": [{"type": "null"}, solution]}
     return out
+
+
+def compare_schema() -> dict:
+    """The JSON Schema of ``fabricopt compare --json``: an array with one object per
+    fabric and bandwidth, of an op-graph workload or of a traffic (SimAI) workload.
+
+    Examples
+    --------
+    >>> [row["title"] for row in compare_schema()["items"]["oneOf"]]
+    ['op-graph row', 'traffic row']
+    """
+    return copy.deepcopy(_read(_HERE / "compare.json"))

@@ -227,11 +227,52 @@ def _envelope() -> dict:
     }, doc="The result envelope that fabricopt solve --json prints."))
 
 
+def _compare() -> dict:
+    """``fabricopt compare --json``: one array of rows, for both workload kinds."""
+    seconds = {"type": ["number", "null"], "minimum": 0}
+    common = {
+        "workload": _id("The workload's name."),
+        "gpus": _int(1, doc="GPUs of the job."),
+        "fabric": _id("The fabric's name."),
+        "gbps": _num(positive=True, doc="Per-GPU bandwidth of the sweep point (Gbps)."),
+        "per_node_gbps": _num(0, doc="The fabric's bandwidth per GPU as built (Gbps)."),
+        "iteration_s": seconds | {"description": "Iteration time (s); null when the fabric "
+                                                 "cannot run the job (see note)."},
+        "compute_s": seconds | {"description": "Compute time of one iteration (s)."},
+        "cost_usd": _num(0, doc="The fabric's price for these GPUs (US dollars)."),
+        "note": {"type": "string", "description": "Why a value is missing; empty if none."},
+    }
+    op_graph = _object(common | {
+        "k": {"type": ["integer", "null"], "minimum": 1,
+              "description": "Model-parallel degree of the fastest plan found."},
+        "l": {"type": ["integer", "null"], "minimum": 1,
+              "description": "Data-parallel degree (k * l = GPUs)."},
+        "mp_s": seconds | {"description": "Critical path at the fabric's pair rates (s)."},
+        "allreduce_s": seconds | {"description": "Data-parallel ring AllReduce (s)."},
+        "fabric_s": seconds | {"description": "Time to deliver the iteration's traffic (s)."},
+    }, doc="A point of an op-graph workload (SiP-ML's k x l search).")
+    traffic = _object(common | {
+        "mode": {"enum": ["serial", "concurrent"],
+                 "description": "Collectives one after another, or all at once."},
+        "exposed_comm_s": seconds | {"description": "Communication not hidden by compute (s)."},
+        "exposed_comm_by_group_s": {"type": ["object", "null"],
+                                    "additionalProperties": {"type": "number", "minimum": 0},
+                                    "description": "Exposed seconds per group (DP, DP_EP, TP, "
+                                                   "EP, PP)."},
+        "bubble_s": seconds | {"description": "Pipeline bubble (s)."},
+    }, doc="A point of a traffic (AICB/SimAI) workload, SimAI-Analytical's composition.")
+    op_graph["title"], traffic["title"] = "op-graph row", "traffic row"
+    return _top("compare", _array({"oneOf": [op_graph, traffic]},
+                                  doc="fabricopt compare --json: one object per fabric and "
+                                      "bandwidth."))
+
+
 def build_all() -> dict[str, dict]:
     """Every schema, keyed by its file name."""
     out = {f"{k}.instance.json": s for k, s in _instances().items()}
     out.update({f"{k}.solution.json": s for k, s in _solutions().items()})
     out["result.json"] = _envelope()
+    out["compare.json"] = _compare()
     return out
 
 

@@ -66,3 +66,97 @@ def test_bipartite_matching_is_maximum(seed, n, p):
     graph.add_edges_from((("o", int(i)), ("i", int(k))) for i, k in zip(rows, cols))
     want = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=[("o", i) for i in range(n)])
     assert len(matched) == len(want) // 2
+
+
+def _matching_size_networkx(n, rows, cols):
+    graph = nx.Graph()
+    graph.add_nodes_from(("o", i) for i in range(n))
+    graph.add_edges_from((("o", int(i)), ("i", int(k))) for i, k in zip(rows, cols))
+    want = nx.bipartite.hopcroft_karp_matching(graph, top_nodes=[("o", i) for i in range(n)])
+    return len(want) // 2
+
+
+def _matching_size_scipy(n, rows, cols):
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    graph = csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, cols)), shape=(n, n))
+    return int((maximum_bipartite_matching(graph, perm_type="column") >= 0).sum())
+
+
+def _assert_maximum(n, rows, cols):
+    partner = perfect_bipartite_matching(rows, cols, n)
+    edges = set(zip(np.asarray(rows).tolist(), np.asarray(cols).tolist()))
+    matched = [(i, int(k)) for i, k in enumerate(partner) if k >= 0]
+    assert all(e in edges for e in matched) and len({k for _, k in matched}) == len(matched)
+    assert len(matched) == _matching_size_networkx(n, rows, cols)
+    assert len(matched) == _matching_size_scipy(n, rows, cols)
+
+
+def _circulant_rows_cols(n, offsets):
+    i = np.arange(n)
+    return (np.concatenate([i for _ in offsets]),
+            np.concatenate([(i + d) % n for d in offsets]))
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 40), st.floats(0.01, 0.3))
+def test_bipartite_matching_equals_scipy_and_networkx_on_sparse_random_graphs(seed, n, p):
+    rng = np.random.default_rng(seed)
+    rows, cols = np.nonzero(rng.random((n, n)) < p)
+    _assert_maximum(n, rows, cols)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(4, 48), st.integers(1, 6), st.floats(0.0, 0.5))
+def test_bipartite_matching_is_maximum_on_banded_circulants(seed, n, band, drop):
+    # the layered shape a ring plan's circuit counts give: forward offsets 1..band and
+    # the half-ring offset, with some edges gone (deficient, long augmenting paths)
+    rows, cols = _circulant_rows_cols(n, sorted({*range(1, band + 1), n // 2}))
+    keep = np.random.default_rng(seed).random(len(rows)) >= drop
+    _assert_maximum(n, rows[keep], cols[keep])
+
+
+def test_decomposing_a_banded_circulant_of_1024_gpus_stays_within_hopcroft_karp_bounds(
+        monkeypatch):
+    # forward offsets 1..15 and 512 on 1,024 GPUs, 16 switches: from the second
+    # switch on, scipy's maximum_bipartite_matching runs for minutes on these graphs
+    import fabricopt.algorithms.circuits as circuits
+    from fabricopt.algorithms._matching import hopcroft_karp
+
+    n, switches = 1024, 16
+    rows, cols = _circulant_rows_cols(n, [*range(1, 16), n // 2])
+    counts = np.zeros((n, n), dtype=np.int64)
+    counts[rows, cols] = 1
+    reads = []
+
+    def counted(r, c, size):
+        key = np.unique(np.asarray(r) * size + np.asarray(c))
+        ptr = np.searchsorted(key, np.arange(size + 1) * size).tolist()
+        partner, edge_reads = hopcroft_karp(ptr, (key % size).tolist(), size)
+        reads.append((edge_reads, len(key)))
+        return np.array(partner)
+
+    monkeypatch.setattr(circuits, "perfect_bipartite_matching", counted)
+    configs = circuits.decompose(counts, switches)
+    assert len(reads) == switches
+    for edge_reads, edges in reads:
+        assert edge_reads <= (2 * np.sqrt(n) + 2) * (2 * edges + n)
+    got = np.zeros_like(counts)
+    for config in configs:
+        assert len({j for j in config if j is not None}) == sum(j is not None for j in config)
+        for i, j in enumerate(config):
+            if j is not None:
+                got[i, j] += 1
+    assert (got == counts).all()
+
+
+def test_repeated_weighted_matchings_come_from_the_cache_as_fresh_lists():
+    from fabricopt.algorithms import _matching
+
+    _matching._max_weight_matching.cache_clear()
+    edges, weights = [(0, 1), (1, 2), (2, 3)], [2, 3, 2]
+    first = max_weight_matching(4, edges, weights)
+    first.append((9, 9))                     # a caller may extend its answer
+    again = max_weight_matching(4, [(0, 1), (1, 2), (2, 3)], [2, 3, 2])
+    assert again == [(0, 1), (2, 3)]
+    assert _matching._max_weight_matching.cache_info().hits == 1
+    assert max_weight_matching(4, edges, [2, 5, 2]) == [(1, 2)]

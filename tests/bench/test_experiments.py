@@ -3,6 +3,7 @@ document markers, and the CLI. The papers' quick variants run in slow tests."""
 
 from __future__ import annotations
 
+import math
 import json
 import subprocess
 import sys
@@ -250,29 +251,101 @@ def test_bounds_optimum_task_never_certifies_above_the_proven_optimum():
     assert out["source"] and out["milp_bound"] <= out["value"] * (1 + 1e-9)
 
 
-def test_sipml_claims_say_where_the_headline_holds_and_why_not():
+def test_sipml_plans_the_scenario_and_its_artifact_strategies():
     from fabricopt.bench.experiments import sipml
-    from fabricopt.fabrics.accuracy import load_steps_table
 
-    def point(seconds, k, l):
-        return {"iteration_s": seconds, "k": k, "l": l}
+    v = sipml.scenario().values
+    for quick in (True, False):
+        plan = sipml._plan("sipml@2", quick)
+        specs = [s for s in plan if s.task == "fabrics.compare"]
+        gpus = v["quick"]["gpus"] if quick else v["gpus"]
+        assert {s.params["gpus"] for s in specs} == {gpus}
+        assert {s.params["memory_bytes"] for s in specs} == {32e9}
+        assert {s.params["tau_s"] for s in specs} == {1e-5}
+        fixed = [s for s in specs if s.params.get("k_values")]
+        assert sorted((s.params["workload"], s.params["k_values"], s.params["global_batch"])
+                      for s in fixed) == [("megatron", [8], 1024), ("resnet50", [8], 8192),
+                                          ("transformer", [8], 1024)]
+        assert len({s.instance_id for s in specs}) == len(specs)
+        assert len({s.instance_id for s in plan}) == len(plan)
+        rings = [s for s in plan if s.task == "sipml.rings"]
+        assert {s.params["model"] for s in rings if "model" in s.params} == set(sipml.WORKLOADS)
+        assert {s.params["family"] for s in rings if "family" in s.params} == {
+            "k16-p3", "k32-p7", "k64-p15"}
+    assert v["bandwidths_gbps"] == [128, 256, 512, 1024, 2048, 4096, 8192]
 
-    curves = {"megatron": {("elect-cluster-400", 256.0): point(2.0, 8, 8),
-                           ("sip-ocs", 256.0): point(4.0, 4, 16),
-                           ("elect-cluster-400", 1024.0): point(2.0, 8, 8),
-                           ("sip-ocs", 1024.0): point(1.0, 8, 8)}}
-    tta = {"megatron": {("sip-ocs", 256.0): (4.0, 1024, None),
-                        ("elect-cluster-400", 256.0): (2.0, 1024, None)}}
-    text = "\n".join(sipml._claims_lines(curves, tta))
-    assert ("megatron: SiP-OCS over Elect-Cluster 400 per iteration 0.50x to 2.00x (wins at "
-            "some points); chosen (k, l): SiP-OCS 4x16 against Elect-Cluster 8x8; SiP-OCS 8x8 "
-            "against Elect-Cluster 8x8.") in text
-    assert "same global batch on SiP-OCS and Elect-Cluster 400 at 1 of 1 points" in text
-    assert "the shipped steps tables of megatron need the same samples" in text
-    penalised = load_steps_table({"workload": "x", "target": "t", "source": "s",
-                                  "points": [[256, 1e5], [1024, 4e4]]})
-    assert not sipml._samples_constant(penalised)
-    assert sipml._claims_lines({}, {}) == []
+
+def test_sipml_scenario_matches_the_fabrics_it_builds():
+    from fabricopt.bench.experiments import sipml
+    from fabricopt.fabrics.comparison import make_fabric
+
+    v = sipml.scenario().values
+    cluster = make_fabric("elect-cluster-200", 1024.0, 64)
+    assert cluster.gpus_per_server == v["elect_cluster"]["gpus_per_server"]
+    assert [make_fabric(f"elect-cluster-{g}", 1.0, 8).inter_gbps
+            for g in v["elect_cluster"]["inter_server_gbps"]] == [200.0, 400.0]
+    ocs = make_fabric("sip-ocs", 1024.0, 64, switches=v["sip_ocs"]["switches"])
+    assert (ocs.switches, ocs.reconfig_s) == (16, v["sip_ocs"]["reconfig_s"])
+    ring = make_fabric("sip-ring", 2000.0, 64)
+    r = v["sip_ring"]
+    assert (ring.wavelength_gbps, ring.max_hops, ring.reconfig_s, ring.interval_s) == (
+        r["wavelength_gbps"], r["max_hops"], r["reconfig_s"], r["interval_s"])
+    assert ring.wavelengths == v["teraphy"]["wavelengths"]
+
+
+def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
+    from fabricopt.bench.experiments import sipml
+
+    def point(fabric, gbps, batch, seconds, k=8, l=8):
+        return {"workload": "transformer", "fabric": fabric, "gbps": gbps,
+                "global_batch": batch, "iteration_s": seconds, "k": k, "l": l}
+
+    plan = {s.instance_id: s for s in sipml._plan("", quick=True)}
+
+    def row(point_id, points, status="feasible"):
+        spec = plan[point_id]
+        return {"status": status, "kind": "task:fabrics.compare", "instance_id": point_id,
+                "sizes": spec.params, "info": {"rows": points}}
+
+    own = [point("sip-ocs", 1024.0, 1024, 1.0), point("elect-cluster-400", 1024.0, 1024, 3.0),
+           point("elect-cluster-200", 1024.0, 1024, 5.0),
+           point("elect-flat-half", 1024.0, 1024, 0.3)]
+    half = [point("sip-ocs", 1024.0, 512, 0.5, 4, 16),
+            point("elect-cluster-400", 1024.0, 512, 1.5, 1, 64)]
+    rows = [row("sipml/transformer/64/batch1024", own), row("sipml/transformer/64/batch512", half),
+            row("sipml/transformer/64/batch1024/k8", [point("sip-ocs", 1024.0, 1024, 1.5)]),
+            row("sipml/megatron/64/batch1024", [], "error"),
+            {**row("sipml/transformer/64/batch512", half), "sizes": {"stale": True}}]
+    searched, kept = sipml.read_points(rows)
+    assert len(searched["transformer"]) == 6 and len(kept["transformer"]) == 1
+    text = sipml._render(rows, tmp_path, quick=True)
+    assert "| `gpus` | 1024 | paper: SiP-ML §4.3, Fig. 5 (N = 1024 GPUs) |" in text
+    # batch 512 needs 5/3 the steps of 1024 (critical batch 2048) at half the time: chosen
+    assert "4x16 b512" in text and "1x64 b512" in text
+    assert "SiP-OCS at B at least as fast as Elect-Flat at B/2 at 0 of 1 points" in text
+    assert "| 3.00 | 5.00 | NO |" in text        # iteration ratios at batch 1024, B/2 fails
+    assert (tmp_path / "sipml-time-to-accuracy.csv").exists()
+    # a row the plan does not hold (other parameters) stays out of the section
+    assert len(sipml._planned(rows, quick=True)) == 4
+
+
+def test_sipml_rings_count_the_kept_ring_against_the_electrical_baseline():
+    from fabricopt.bench.experiments.sipml_rings import rings_lines, rings_task
+    from fabricopt.algorithms.placement.sipml import algorithm1, sipml
+    from fabricopt.problems.placement import generate, schedule_times
+
+    out = rings_task(family="k16-p3", seed=1)
+    inst = generate(seed=1, family="k16-p3")
+    _, info = sipml(inst)
+    assert out["kept"] == info["ring_gpus"] and set(out["makespans_s"]) == {"1", "4", "16"}
+    gpu, order, _ = algorithm1(inst, gpus=16, degree=16)
+    assert out["electrical_s"] == max(schedule_times(inst, gpu, order)[1])
+    assert out["value"] == pytest.approx(out["makespans_s"]["16"] / out["electrical_s"])
+    rows = [{"status": "feasible", "kind": "task:sipml.rings",
+             "sizes": {"family": "k16-p3", "seed": 1}, "info": out}]
+    text = "\n".join(rings_lines(rows))
+    kept = [int(out["kept"] == ring) for ring in (16, 4, 1)]
+    assert f"| k16-p3 | 1 | 500 | {kept[0]} | {kept[1]} | {kept[2]} | " in text
 
 
 def test_speed_points_keep_the_least_of_their_timed_calls():
@@ -281,3 +354,33 @@ def test_speed_points_keep_the_least_of_their_timed_calls():
     out = call_task("circuits-exact", 16, repeats=3)
     assert len(out["cpu_s_all"]) == 3 and out["value"] == min(out["cpu_s_all"])
     assert out["first_cpu_s"] == out["cpu_s_all"][0] and out["objective"] > 0
+
+
+def test_speed_papers_scale_rows_cover_every_call_and_slope():
+    from fabricopt.bench.experiments import speed
+
+    heavy = [(s, n) for _, s, n, *_ in speed.PAPER_SCALE] + \
+        [(s, n) for _, s, sizes, _ in speed.PAPER_SLOPES for n in sizes]
+    assert {s for s, _ in heavy} <= set(speed.SNIPPETS)
+    assert set(heavy) <= set(speed.points(quick=False))
+    # every path but the README's compare, which takes minutes even at 16 GPUs
+    assert {s for s, _ in speed.points(quick=True)} == set(speed.SNIPPETS) - {
+        "compare-transformer"}
+    # measured rows: CPU s and peak RSS shown, goals tested, slopes from the two sizes
+    row = {"status": "feasible", "peak_rss_bytes": 100 * 2**20, "message": None}
+    got = {("sipml-transformer", 24): {**row, "info": {"cpu_s": 0.5}},
+           ("sipml-transformer", 48): {**row, "info": {"cpu_s": 1.5}}}
+    body = speed._paper_rows(got)
+    assert body[0][2:] == ["0.50", "100", "yes"]
+    assert body[1][2:] == ["not run", None, "**no**"]
+    slope = body[len(speed.PAPER_SCALE)]
+    assert slope[2] == f"{math.log(3) / math.log(2):.2f}" and slope[4] == "**no**"
+
+
+def test_speed_papers_scale_snippets_run_at_small_sizes():
+    from fabricopt.bench.experiments.speed import call_task
+
+    for snippet, n in [("sipml-transformer", 1), ("topology-generate", 16),
+                       ("crux-ecmp", 10), ("crux-crux", 10)]:
+        out = call_task(snippet, n, repeats=1)
+        assert out["cpu_s"] >= 0 and len(out["cpu_s_all"]) == 1

@@ -97,10 +97,20 @@ def fabrics_at(b, n):
 @settings(max_examples=40)
 @given(random_plans(), st.sampled_from([10.0, 100.0, 1000.0]))
 def test_elect_flat_is_never_slower_at_equal_bandwidth(plan, b):
-    flat = iteration_time(TOY, ElectFlat(b), plan.gpus, plan.k, plan.l, plan=plan).total_s
+    # Against packet switches on the same plan: they share the same ports and more.
+    # Against SiP-OCS only the delivery of the whole traffic: its fixed circuits may
+    # give one critical transfer more than its proportional share of the port.
+    flat = iteration_time(TOY, ElectFlat(b), plan.gpus, plan.k, plan.l, plan=plan)
+    placed = iteration_time(TOY, ElectFlat(b), plan.gpus, plan.k, plan.l, plan=plan,
+                            serial_fallback=False)
     for fabric in fabrics_at(b, plan.gpus):
         t = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan)
-        assert flat <= t.total_s * (1 + 1e-12), fabric
+        if isinstance(fabric, SipOcs):
+            same = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan,
+                                  serial_fallback=False)
+            assert placed.fabric_s <= same.fabric_s * (1 + 1e-12), fabric
+        else:
+            assert flat.total_s <= t.total_s * (1 + 1e-12), fabric
 
 
 @settings(max_examples=40)

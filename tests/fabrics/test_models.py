@@ -1,4 +1,4 @@
-"""Fabric models: the port bound, Elect-Flat's dominance, fluid ECMP against an explicit
+"""Fabric models: the port bound, shared ports, Elect-Flat's dominance, fluid ECMP against an explicit
 Fat-tree, the optical fabrics against their problem kinds, and the cost counts."""
 
 import itertools
@@ -62,11 +62,42 @@ def test_no_fabric_beats_the_port_bound_and_elect_flat_attains_it(traffic, b):
 
 @settings(max_examples=30)
 @given(traffics(), st.sampled_from([25.0, 400.0]))
-def test_no_lone_transfer_beats_elect_flat(traffic, b):
+def test_concurrent_transfers_share_ports_and_packet_switches_never_beat_elect_flat(traffic, b):
+    total = traffic.total_matrix()
+    demanded = total > 0
     flat = ElectFlat(b).allocate(traffic).pair_gbps
     for fabric in available_fabrics(b, traffic.nodes):
-        rates = fabric.allocate(traffic).pair_gbps
-        assert np.all(rates <= flat * (1 + 1e-9)), fabric
+        if isinstance(fabric, DirectConnect):
+            continue                    # forwarded routes share links, not ports
+        rates = np.where(demanded, fabric.allocate(traffic).pair_gbps, 0.0)
+        assert rates.sum(axis=1).max() <= b * (1 + 1e-9), fabric
+        assert rates.sum(axis=0).max() <= b * (1 + 1e-9), fabric
+        if isinstance(fabric, (ElectCluster, FatTree)):
+            assert np.all(rates <= flat * (1 + 1e-9)), fabric
+
+
+@st.composite
+def circulant_traffics(draw):
+    """Every node sends the same bytes to the nodes ``offsets`` ahead of it."""
+    n = draw(st.integers(3, 10))
+    offsets = draw(st.lists(st.integers(1, n - 1), min_size=1, max_size=min(4, n - 1),
+                            unique=True))
+    nbytes = float(draw(st.integers(1, 10**9)))
+    m = np.zeros((n, n))
+    for o in offsets:
+        m[np.arange(n), (np.arange(n) + o) % n] = nbytes
+    return m, len(offsets)
+
+
+@settings(max_examples=30)
+@given(circulant_traffics(), st.sampled_from([25.0, 400.0, 8192.0]))
+def test_equal_per_flow_bandwidth_prices_electrical_and_optical_alike(case, b):
+    m, peers = case
+    ocs, flat = SipOcs(peers, b).allocate(m), ElectFlat(b).allocate(m)
+    demanded = m > 0
+    assert np.allclose(ocs.pair_gbps[demanded], b / peers)
+    assert np.allclose(flat.pair_gbps[demanded], ocs.pair_gbps[demanded])
+    assert flat.comm_time_s == pytest.approx(ocs.comm_time_s, rel=1e-9)
 
 
 @given(st.integers(2, 40).flatmap(lambda n: st.permutations(range(n))), st.floats(1e3, 1e10),
@@ -125,7 +156,8 @@ def test_elect_cluster_server_nic_and_in_box_switch():
     m[1, 5] = m[2, 6] = 1e9                     # server 0's NIC sends 2 GB at 100 Gbps
     assert f.comm_time(m) == pytest.approx(16 / 100)
     rates = f.allocate(m).pair_gbps
-    assert rates[0, 1] == 800.0 and rates[1, 5] == 100.0 and rates[0, 0] == 0.0
+    # GPU 0 splits its port over two peers; server 0's NIC over two transfers
+    assert rates[0, 1] == 400.0 and rates[1, 5] == 50.0 and rates[0, 0] == 0.0
 
 
 def test_sip_ocs_is_the_circuits_problem():

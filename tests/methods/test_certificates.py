@@ -5,7 +5,9 @@ import pytest
 
 import fabricopt
 from fabricopt.methods.milp_method import cbc_available
-from fabricopt.problems import check, instance_from_dict
+from crux_helpers import brute_force_priorities
+from fabricopt.problems import check, instance_from_dict, priorities
+from scaling import scale_times
 from fabricopt.problems.tolerances import CERTIFY_RTOL
 
 BACKENDS = ["highs", pytest.param("cbc", marks=pytest.mark.skipif(
@@ -40,3 +42,21 @@ def test_topology_milp_routes_a_3kB_ring_beside_10GB(case, ring_bytes, backend):
     for method in TOPOLOGY_HEURISTICS:
         other = fabricopt.solve(inst, method)
         assert exact.objective <= other.objective * (1 + CERTIFY_RTOL), method
+
+
+@pytest.mark.parametrize("method", ["milp", "milp-cbc", "exact", "crux"])
+@pytest.mark.parametrize("scale", [1e-21, 1e-12, 1e-9, 1e21])
+def test_priorities_certificates_hold_at_intensities_near_1e_9_and_1e21(scale, method):
+    # cut weights far below the solvers' absolute gaps and tolerances, or far above
+    backend = {"backend": "cbc"} if method == "milp-cbc" else {}
+    if backend and not cbc_available():
+        pytest.skip("PuLP's CBC binary is not installed")
+    for seed in (4, 5):
+        inst = instance_from_dict(scale_times(priorities.generate(seed, jobs=6, levels=2)
+                                              .to_dict(), scale))
+        best = brute_force_priorities(inst)
+        r = fabricopt.solve(inst, method.removesuffix("-cbc"), **backend)
+        assert r.status in ("optimal", "feasible"), r.info.get("message")
+        assert r.bound is None or r.bound >= best * (1 - CERTIFY_RTOL)
+        if r.status == "optimal":
+            assert r.objective == pytest.approx(best, rel=CERTIFY_RTOL)

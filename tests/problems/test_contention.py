@@ -6,6 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
+import fabricopt
+from crux_helpers import small_crux_case
+from scaling import scale_times
+from fabricopt.problems import evaluate, instance_from_dict
 from fabricopt.problems._flowstate import fill_array, fill_list
 from fabricopt.problems.contention import (SimJob, _fastest_iteration_s, link_components,
                                            simulate, utilization)
@@ -250,3 +254,12 @@ def test_events_stay_within_the_bound(case, jitter):
     for job, ends in zip(jobs, result.iteration_ends):
         fastest = _fastest_iteration_s(caps, job, jitter)
         assert len(ends) <= span / fastest + 1
+
+
+@pytest.mark.parametrize("scale", [1e-15, 1e-12, 1e-6, 1e6, 1e12])
+def test_crux_utilization_is_the_same_at_every_time_scale(scale):
+    # at 1e-12 the compute times are ~1e-13 s: an absolute event epsilon would merge events
+    inst = small_crux_case(1)
+    solution = fabricopt.solve(inst, "crux").solution
+    scaled = instance_from_dict(scale_times(inst.to_dict(), scale))
+    assert evaluate(scaled, solution) == pytest.approx(evaluate(inst, solution), rel=1e-9)

@@ -184,3 +184,41 @@ def capped_sim_jobs(instance: CruxInstance, solution: CruxSolution,
                    tuple((f.bytes, f.paths[i]) for f, i in zip(job.flows, solution.path[job.id])),
                    tuple(caps_gbps.get(job.id, ())))
             for job in instance.jobs]
+
+
+def crux_ablation(instance: CruxInstance, *, path_selection: bool, seed: int = 0
+                  ) -> tuple[CruxInstance, CruxSolution]:
+    """Crux without compression, as the paper splits its gain (§6.3, Fig. 24): Crux's
+    corrected priorities ``P_j = k_j I_j`` on hashed ECMP paths (``Crux-PA``,
+    ``path_selection=False``) or on Crux's paths (``Crux-PS+PA``), every distinct
+    priority on its own level.
+
+    Returns the instance with as many levels as jobs (the solution is one of it; its
+    paths and flows are those of ``instance``) and the solution.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.crux import check, generate
+    >>> inst = generate(seed=1, jobs=3, tors=2, levels=1)
+    >>> wide, solution = crux_ablation(inst, path_selection=True)
+    >>> wide.levels, bool(check(wide, solution)), len(set(solution.level.values()))
+    (3, True, 3)
+    """
+    from fabricopt.algorithms.crux.crux import (correction_factors, gpu_intensity,
+                                                select_paths)
+
+    wide = CruxInstance(max(instance.levels, len(instance.jobs)), instance.links,
+                        instance.jobs, instance.warmup_s, instance.window_s)
+    path = select_paths(wide) if path_selection else ecmp(wide, seed=seed).path
+    intensity = gpu_intensity(wide, path)
+    k = correction_factors(wide, path)
+    priority = [float(k[j] * intensity[j]) if intensity[j] < float("inf") else 0.0
+                for j in range(len(wide.jobs))]
+    # highest priority first; a job without flows contends with nobody
+    order = sorted(range(len(wide.jobs)), key=lambda j: (-priority[j], wide.jobs[j].id))
+    ids = wide.ids
+    rank_level = {j: len(order) - 1 - r for r, j in enumerate(order)}
+    solution = CruxSolution({j: list(path[j]) for j in ids},
+                            {j: priority[x] for x, j in enumerate(ids)},
+                            {j: rank_level[x] for x, j in enumerate(ids)})
+    return wide, solution

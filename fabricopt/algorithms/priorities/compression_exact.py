@@ -59,11 +59,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from fabricopt.problems.priorities import PrioritiesInstance, PrioritiesSolution
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 
 __all__ = ["longest_path_levels", "exact_compress", "exact_instance", "proves_optimal"]
 
-# A rounded cut within this relative distance of the LP value proves optimality.
-_RTOL = 1e-9
 
 
 def longest_path_levels(n: int, edges: Sequence[tuple[int, int, float]]) -> np.ndarray:
@@ -174,7 +173,8 @@ def exact_compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int
     cols = np.column_stack([u + np.arange(m), vlo, vhi]).ravel()
     data = np.tile([1.0, 1.0, -1.0], m)
     a_ub = sp.csr_matrix((data, (rows, cols)), shape=(m, u + m))
-    cost = np.concatenate([np.zeros(u), -w])
+    unit = float(w.max()) if w.max() > 0 else 1.0   # weights near 1: HiGHS's tolerances are absolute
+    cost = np.concatenate([np.zeros(u), -w / unit])
     bounds = np.concatenate([np.tile([[0.0, levels - 1.0]], (u, 1)), np.tile([[0.0, 1.0]], (m, 1))])
     # Imported here: scipy.optimize costs about a second to import, and every method
     # registry load (a worker process, the command line) would pay it.
@@ -182,11 +182,12 @@ def exact_compress(n: int, edges: Sequence[tuple[int, int, float]], levels: int
     res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(m), bounds=bounds, method="highs-ds")
     if res.status != 0:
         raise SolverFailure(f"the priorities LP failed: {res.message}")
-    bound = min(total, -float(res.fun))
+    bound = min(total, -float(res.fun) * unit)
     value, level_used = _threshold_round(res.x[:u], vhi, vlo, w, levels - 1, bound)
     level = np.zeros(n, dtype=np.int64)
     level[used] = level_used
-    return value, level, bound
+    # the LP value in the instance's units is rounded; no upper bound is below a cut
+    return value, level, max(bound, value)
 
 
 def exact_instance(instance: PrioritiesInstance) -> tuple[PrioritiesSolution, float]:
@@ -205,5 +206,6 @@ def exact_instance(instance: PrioritiesInstance) -> tuple[PrioritiesSolution, fl
 
 
 def proves_optimal(value: float, bound: float) -> bool:
-    """Whether a cut of ``value`` attains the upper ``bound`` (1e-9 relative)."""
-    return value >= bound - _RTOL * max(1.0, abs(bound))
+    """Whether a cut of ``value`` attains the upper ``bound`` (to
+    :data:`~fabricopt.problems.tolerances.CERTIFY_RTOL`, relative)."""
+    return value >= bound - CERTIFY_RTOL * abs(bound)

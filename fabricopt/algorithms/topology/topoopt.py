@@ -252,7 +252,7 @@ def coin_change_mod(n: int, coins: Sequence[int], *, bidirectional: bool = True,
     >>> coin_change_mod(8, [2, 4])
     Traceback (most recent call last):
     ...
-    ValueError: coins = [2, 4]: do not generate Z_8 (every sum is a multiple of gcd 2), so offset 1 is unreachable
+    fabricopt.errors.InvalidArgument: coins = [2, 4]: do not generate Z_8 (every sum is a multiple of gcd 2), so offset 1 is unreachable
     """
     n = as_int("n", n, minimum=2, error=InvalidArgument)
     raw = [as_int(f"coins[{k}]", c, error=InvalidArgument) for k, c in enumerate(coins)]
@@ -359,7 +359,7 @@ def degree_split(degree: int, allreduce_bytes: float, mp_bytes: float,
     >>> degree_split(6, 1e9, 1e9, mp_degree=3)
     Traceback (most recent call last):
     ...
-    ValueError: mp_degree = 3: leaves 3 interfaces for AllReduce, but bidirectional rings use them in pairs (degree - mp_degree must be even)
+    fabricopt.errors.InvalidOption: mp_degree = 3: leaves 3 interfaces for AllReduce, but bidirectional rings use them in pairs (degree - mp_degree must be even)
     """
     degree = as_int("degree", degree, minimum=2, error=InvalidArgument)
     if mp_degree is not None:

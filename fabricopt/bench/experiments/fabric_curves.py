@@ -24,20 +24,27 @@ __all__ = ["compare_task", "curve_spec", "curve_points", "plot_curves", "figure_
 def compare_task(workload: str, gpus: int, bandwidths: list, fabrics: list,
                  max_k: int | None = None, k_values: list | None = None,
                  gpus_per_node: int = 1, degree: int = 4, switches: int = 16,
-                 seed: int = 0, global_batch: int | None = None) -> dict:
+                 seed: int = 0, global_batch: int | None = None,
+                 gpu_flops: float | None = None, memory_bytes: float | None = None,
+                 tau_s: float | None = None) -> dict:
     """Run :func:`~fabricopt.fabrics.comparison.compare`; every row as a dict, with the
-    global batch it trained at (``global_batch`` replaces the workload's own)."""
+    global batch it trained at (``global_batch`` replaces the workload's own).
+    ``gpu_flops`` and ``memory_bytes`` are per GPU (default: the A100 of
+    :mod:`fabricopt.fabrics.workloads`), ``tau_s`` the compute quantum."""
     import dataclasses
 
     from fabricopt.fabrics.comparison import compare
+    from fabricopt.fabrics.iteration import DEFAULT_TAU_S
     from fabricopt.fabrics.workloads import A100_MEMORY_BYTES, DEFAULT_GPU_FLOPS, get_workload
 
     job = get_workload(workload)
     if global_batch is not None:
         job = dataclasses.replace(job, global_batch=global_batch)
+    flops = DEFAULT_GPU_FLOPS if gpu_flops is None else gpu_flops
+    memory = A100_MEMORY_BYTES if memory_bytes is None else memory_bytes
     rows = compare(job, gpus, bandwidths, fabrics, max_k=max_k, k_values=k_values,
-                   gpu_flops=DEFAULT_GPU_FLOPS * gpus_per_node,
-                   memory_bytes=A100_MEMORY_BYTES * gpus_per_node, degree=degree,
+                   gpu_flops=flops * gpus_per_node, memory_bytes=memory * gpus_per_node,
+                   tau_s=DEFAULT_TAU_S if tau_s is None else tau_s, degree=degree,
                    switches=switches, seed=seed)
     return {"value": None, "rows": [{**asdict(r), "global_batch": job.global_batch}
                                     for r in rows]}
@@ -49,8 +56,9 @@ def curve_spec(suite: str, experiment: str, workload: str, gpus: int,
     """The task run of one workload's curve."""
     params = {"workload": workload, "gpus": gpus, "bandwidths": [float(b) for b in bandwidths],
               "fabrics": list(fabrics), **options}
-    batch = options.get("global_batch")
-    point = f"{experiment}/{workload}/{gpus}" + ("" if batch is None else f"/batch{batch}")
+    batch, k_values = options.get("global_batch"), options.get("k_values")
+    point = f"{experiment}/{workload}/{gpus}" + ("" if batch is None else f"/batch{batch}") + (
+        "" if k_values is None else "/k" + "-".join(str(k) for k in k_values))
     return TaskSpec(suite, point, "fabrics.compare", params, method="compare",
                     time_limit_s=time_limit_s)
 

@@ -2,11 +2,11 @@
 CLI and the API.
 
 Every case of :mod:`fabricopt.bench.hostile.mutations` (six kinds; instances, bare solutions
-and ``solve --json`` envelopes; 18 mutation families; 6 seeds each: 1,944 files; quick:
-circuits only, one seed) runs through :func:`fabricopt.bench.hostile.probe.probe` — ``fabricopt
-solve`` / ``fabricopt check`` in process, then the matching API calls — inside a forked
-child with a 2 GB address-space limit and a per-call alarm. One task per (kind, target,
-family) batch of seeds counts the outcomes:
+and ``solve --json`` envelopes; 22 mutation families; 6 seeds each: 2,376 files; quick:
+circuits only, one seed) runs through :func:`fabricopt.bench.hostile.probe.probe` —
+``python -m fabricopt solve`` / ``check`` in a process of its own, then the matching API
+calls — inside a forked child with a 2 GB address-space limit and a per-call alarm. One
+task per (kind, target, family) batch of seeds counts the outcomes:
 
 - *clean errors*: exit 2, one stderr line of at most 400 characters, and the API raised
   a ``FabricError``;
@@ -15,8 +15,11 @@ family) batch of seeds counts the outcomes:
 - *tracebacks*: an exception outside ``FabricError`` (CLI or API), or a child that died;
 - *hangs*: the alarm fired, or the child gave no answer at its hard limit;
 - *non-finite*: inf or nan in an objective, bound or ``info``;
-- *other broken*: a multi-line or overlong stderr, exit 2 while the API raised nothing,
-  or a fast method failing on an accepted instance.
+- *multi-line*: more than one line on stderr;
+- *raw control*: a control or format character (ESC, CR, NUL, U+202E, a newline inside a
+  message ...) printed raw;
+- *other broken*: an overlong stderr line, exit 2 while the API raised nothing, or a
+  fast method failing on an accepted instance.
 
 A case may count in several columns. The probe decides every outcome; the task only
 counts what it reports.
@@ -34,7 +37,9 @@ __all__ = ["COLUMNS", "MEMORY_BYTES"]
 #: The address-space limit of each probe's child.
 MEMORY_BYTES = 2 << 30
 COLUMNS = ("tried", "clean errors", "accepted ok", "tracebacks", "hangs", "non-finite",
-           "other broken")
+           "multi-line", "raw control", "other broken")
+_FLAGS = (("tracebacks", "traceback"), ("hangs", "hang"), ("non-finite", "non_finite"),
+          ("multi-line", "multi_line"), ("raw control", "raw_control"))
 
 _FULL = {"seeds": 6, "kinds": None, "timeout_s": 5.0}
 _QUICK = {"seeds": 1, "kinds": ("circuits",), "timeout_s": 5.0}
@@ -50,7 +55,7 @@ def _in_child(case, timeout_s: float) -> dict:
     import signal
     import time
 
-    from fabricopt.bench.hostile.probe import probe
+    from fabricopt.bench.hostile.probe import STARTUP_S, probe
 
     read, write = os.pipe()
     pid = os.fork()
@@ -63,15 +68,15 @@ def _in_child(case, timeout_s: float) -> dict:
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
             o = probe(case, timeout_s)
-            reply = {"failures": o.failures, "traceback": o.traceback, "hang": o.hang,
-                     "non_finite": o.non_finite, "clean": o.clean_error}
+            reply = {"failures": o.failures, "clean": o.clean_error,
+                     **{key: getattr(o, key) for _, key in _FLAGS}}
             with os.fdopen(write, "wb") as f:
                 pickle.dump(reply, f)
         except BaseException:  # noqa: BLE001 — a crash is reported by the parent
             code = 1
         os._exit(code)
     os.close(write)
-    deadline = time.monotonic() + 2 * timeout_s + 10
+    deadline = time.monotonic() + 2 * timeout_s + STARTUP_S + 10
     chunks = []
     while True:
         left = deadline - time.monotonic()
@@ -80,8 +85,8 @@ def _in_child(case, timeout_s: float) -> dict:
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             os.close(read)
-            return {"failures": ["killed: no answer at the hard limit"], "hang": True,
-                    "traceback": False, "non_finite": False, "clean": False}
+            return {"failures": ["killed: no answer at the hard limit"], "clean": False,
+                    **{key: key == "hang" for _, key in _FLAGS}}
         chunk = os.read(read, 1 << 16)
         if not chunk:
             break
@@ -90,7 +95,7 @@ def _in_child(case, timeout_s: float) -> dict:
     _, status = os.waitpid(pid, 0)
     if not chunks:
         return {"failures": [f"the probe died (wait status {status}, e.g. out of memory)"],
-                "hang": False, "traceback": True, "non_finite": False, "clean": False}
+                "clean": False, **{key: key == "traceback" for _, key in _FLAGS}}
     return pickle.loads(b"".join(chunks))
 
 
@@ -101,8 +106,7 @@ def _tags(reply: dict) -> list[str]:
         return tags + ["clean errors"]
     if not reply["failures"]:
         return tags + ["accepted ok"]
-    tags += [c for c, key in (("tracebacks", "traceback"), ("hangs", "hang"),
-                              ("non-finite", "non_finite")) if reply[key]]
+    tags += [c for c, key in _FLAGS if reply[key]]
     return tags if len(tags) > 1 else tags + ["other broken"]
 
 
@@ -135,7 +139,9 @@ def _plan(suite: str, quick: bool) -> list:
     from fabricopt.bench.hostile.mutations import FAMILIES, TARGETS
 
     v = _QUICK if quick else _FULL
-    hard_s = v["seeds"] * (2 * v["timeout_s"] + 10) + 60
+    from fabricopt.bench.hostile.probe import STARTUP_S
+
+    hard_s = v["seeds"] * (2 * v["timeout_s"] + STARTUP_S + 10) + 60
     return [TaskSpec(suite, f"hostile/{kind}/{target}/{family}", "hostile.batch",
                      {"kind": kind, "target": target, "family": family,
                       "seeds": v["seeds"], "timeout_s": v["timeout_s"]},
@@ -146,6 +152,7 @@ def _plan(suite: str, quick: bool) -> list:
 
 def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     from fabricopt.bench.hostile.mutations import FAMILIES
+    from fabricopt.bench.hostile.probe import STARTUP_S
 
     done = [r for r in rows if r["kind"] == "task:hostile.batch" and r["status"] == "feasible"]
     per: dict[str, dict[str, dict[str, int]]] = {"kind": {}, "family": {}, "target": {}}
@@ -162,7 +169,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     lines = [f"{total['tried']:,} files: {len(per['kind'])} kinds x {len(per['target'])} "
              f"targets x {len(per['family'])} mutation families x {seeds} seeds, each probed "
              f"in a forked child ({MEMORY_BYTES >> 30} GB address space, {timeout:g} s alarm "
-             "per call). Columns: the module docstring of "
+             f"per call, {STARTUP_S:g} s more for the command's interpreter to start). Columns: the module docstring of "
              "`fabricopt.bench.experiments.hostile`.", ""]
     csv = []
     for axis, order in (("kind", sorted(per["kind"])), ("target", sorted(per["target"])),
@@ -181,7 +188,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
 
 
 register_experiment(Experiment(
-    name="hostile", version=1, title="Hostile input: malformed files through the CLI and API",
-    summary="1,944 mutated instance/solution/envelope files through fabricopt solve/check and "
+    name="hostile", version=2, title="Hostile input: malformed files through the CLI and API",
+    summary="2,376 mutated instance/solution/envelope files through fabricopt solve/check and "
             "the API, each in a forked child: clean errors, tracebacks, hangs, non-finite",
     plan=_plan, render=_render))

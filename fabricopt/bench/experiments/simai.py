@@ -207,9 +207,11 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
               "- SiP-OCS is configured once for the job's whole traffic (18-20 peers per "
               "GPU, so 24 switches): a collective alone uses only its own pairs' circuits, "
               "which makes serial collectives slow.",
-              "- SiP-Ring has fewer wavelengths than peers at SimAI's bandwidth, and with the "
-              "Megatron rank layout many pairs cross one ring segment; direct-connect at "
-              "degree 4 forwards EP's 16-way all-to-all over hosts.",
+              "- SiP-Ring reconfigures per collective phase, but with the Megatron rank "
+              "layout EP's all-to-all pairs span many ring segments, each lightpath taking "
+              "a wavelength on every segment it crosses; direct-connect at degree 4 "
+              "builds its topology from the job's groups and forwards EP's 16-way "
+              "all-to-all over hosts.",
               "- Elect-Cluster stops improving once the scale-out bandwidth passes a GPU's "
               "own NVLink port (360 GB/s)."]
     lines += ["", "CPU seconds (`time.process_time`) on a shared machine. CSV: "
@@ -218,7 +220,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
 
 
 register_experiment(Experiment(
-    name="simai", version=1, title="SimAI workload: the MoE job on every fabric",
+    name="simai", version=2, title="SimAI workload: the MoE job on every fabric",
     summary="SimAI's example MoE workload (AICB) priced as SimAI-Analytical does on every "
             "fabric at 384/768/1536 GPUs, a bandwidth sweep with figure, its traffic",
     plan=_plan, render=_render))

@@ -1,35 +1,41 @@
-"""SiP-ML §4.3 (Fig. 5): iteration time against per-GPU bandwidth for ResNet-50, the
-Transformer and Megatron on SiP-OCS, SiP-Ring, Elect-Flat at B and at B/2, and
-Elect-Cluster with 200 and 400 Gbps per server, on 1024 GPUs.
+"""SiP-ML §4.3 (Fig. 5): training time to accuracy against per-GPU bandwidth for
+ResNet-50, the Transformer and Megatron on SiP-OCS, SiP-Ring, Elect-Flat at B and at
+B/2, and Elect-Cluster with 200 and 400 Gbps per server, on 1,024 GPUs.
 
-Each curve searches the best k-way model x l-way data parallelism at every point
-(SiP-ML §4.2) on fabricopt's shared cost model (:mod:`fabricopt.fabrics`). The claims
-set beside the figures: SiP-ML at B performs as well as or better than Elect-Flat at
-B/2, and speeds training up 1.3-9.1x over Elect-Cluster. The paper's speed-ups are
-time to accuracy at the batch each configuration trains best with: the experiment
-also prices ResNet-50 at smaller global batches and reports iteration time times the
-published steps to the target (:mod:`fabricopt.fabrics.accuracy`) at the best batch.
-A closing list says, from the stored points, where the headline holds in this model
-and why not elsewhere (the (k, l) each fabric chose; whether the shipped steps tables
-reward a smaller batch at all).
+The setup is the scenario ``sipml/fig5`` (:mod:`fabricopt.bench.scenario`): every
+number with its source, printed at the head of the section. At every point each
+fabric searches the best k-way model x l-way data parallelism (SiP-ML §4.2) on
+fabricopt's shared cost model (:mod:`fabricopt.fabrics`), at each global batch the
+scenario lists; time to accuracy is the iteration time times the steps that batch
+needs (the scenario's steps curves), at the batch that minimizes it per fabric and
+point, as SiP-ML §4.1 does. Beside the search, each model also runs the artifact's
+fixed strategy (``dp:mp:bs``). The claims set beside the figures: SiP-OCS at B is as
+fast as or faster than Elect-Flat at B/2, and trains 1.3-9.1x faster than
+Elect-Cluster (SiP-ML §1 and §4.3). A closing list says, model by model and from the
+stored points, where the reproduction lands and why.
 
 References
 ----------
-.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §4.1 (fabrics), §4.3 and Fig. 5
-   (N = 1024, B = 128 ... 8192 Gbps; 1.3-9.1x; "B vs B/2").
+.. [1] M. Khani et al., "SiP-ML", SIGCOMM 2021, §4.1 (fabrics, models, time to
+   accuracy), §4.2 (the search), §4.3 and Fig. 5 (N = 1024, B = 128 ... 8192 Gbps;
+   1.3-9.1x; "B vs B/2").
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from fabricopt.fabrics.accuracy import STEPS_TO_TARGET, steps_to_target
-from fabricopt.fabrics.comparison import SIPML_BANDWIDTHS
-from fabricopt.bench.metrics import ratio
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
-from fabricopt.bench.experiments.fabric_curves import curve_points, curve_spec, figure_lines
+from fabricopt.bench.experiments.fabric_curves import curve_spec, figure_lines
+from fabricopt.bench.experiments.sipml_rings import rings_lines, rings_specs
+from fabricopt.bench.metrics import ratio
+from fabricopt.bench.scenario import Scenario, load_scenario
+from fabricopt.fabrics.accuracy import (STEPS_TO_TARGET, StepsToTarget, critical_batch_table,
+                                        steps_to_target)
 
-__all__ = ["FABRICS", "WORKLOADS", "time_to_accuracy"]
+__all__ = ["FABRICS", "WORKLOADS", "SCENARIO", "scenario", "steps_tables", "time_to_accuracy",
+           "read_points"]
 
 FABRICS = ("elect-flat", "elect-flat-half", "elect-cluster-200", "elect-cluster-400",
            "sip-ocs", "sip-ring")
@@ -37,29 +43,98 @@ WORKLOADS = ("resnet50", "transformer", "megatron")
 LABELS = {"elect-flat": "Elect-Flat B", "elect-flat-half": "Elect-Flat B/2",
           "elect-cluster-200": "Elect-Cluster 200", "elect-cluster-400": "Elect-Cluster 400",
           "sip-ocs": "SiP-OCS", "sip-ring": "SiP-Ring"}
+#: The scenario file the experiment runs: ``fabricopt/bench/scenarios/sipml/fig5.json``.
+SCENARIO = ("sipml", "fig5")
+# Batches the steps curves are tabulated at (log-log interpolation in between).
+_TABULATED = tuple(2 ** e for e in range(4, 18))
 
-# (GPUs, bandwidths, largest model-parallel degree, extra global batches of the
-# time-to-accuracy search) of each variant.
-_FULL = (1024, SIPML_BANDWIDTHS, 64, {"resnet50": (1024, 2048, 4096)})
-_QUICK = (64, (256.0, 1024.0, 4096.0), 8, {"resnet50": (256, 1024)})
+
+def scenario() -> Scenario:
+    """The shipped setup of SiP-ML's Fig. 5, validated."""
+    return load_scenario(*SCENARIO)
+
+
+def steps_tables(setup: Scenario | None = None) -> dict[str, StepsToTarget]:
+    """Per model, its steps-to-target table from the scenario's ``steps`` entry:
+    a critical-batch curve tabulated at powers of 2, or one fixed (batch, steps)."""
+    setup = setup or scenario()
+    out = {}
+    for i, model in enumerate(setup["models"]):
+        steps, name = model["steps"], model["name"]
+        where = f"models[{i}].steps"
+        source = "; ".join(setup.source(f"{where}.{key}") for key in
+                           ("baseline_steps", "critical_batch") if key in steps)
+        if steps["form"] == "critical-batch":
+            out[name] = critical_batch_table(
+                name, baseline_batch=steps["baseline_batch"],
+                baseline_steps=steps["baseline_steps"],
+                critical_batch=steps["critical_batch"], batches=_TABULATED,
+                target=f"the steps of batch {steps['baseline_batch']} at that batch",
+                source=source)
+        else:
+            out[name] = StepsToTarget(name, "the paper's run",
+                                      ((steps["baseline_batch"], steps["baseline_steps"]),),
+                                      source)
+    return out
 
 
 def _plan(suite: str, quick: bool) -> list:
-    gpus, bandwidths, max_k, extra = _QUICK if quick else _FULL
-    specs = [curve_spec(suite, "sipml", w, gpus, bandwidths, FABRICS, max_k=max_k)
-             for w in WORKLOADS]
-    for workload, batches in extra.items():
-        specs += [curve_spec(suite, "sipml", workload, gpus, bandwidths, FABRICS, max_k=max_k,
-                             global_batch=b) for b in batches]
+    setup = scenario()
+    v = setup.values
+    gpus = v["quick"]["gpus"] if quick else v["gpus"]
+    bandwidths = v["quick"]["bandwidths_gbps"] if quick else v["bandwidths_gbps"]
+    max_k = v["quick"]["max_k"] if quick else v["max_k"]
+    common = dict(gpu_flops=v["gpu"]["flops"], memory_bytes=v["gpu"]["memory_bytes"],
+                  tau_s=v["tau_s"], switches=v["sip_ocs"]["switches"])
+    specs = _rings_plan(suite, v, quick)
+    for model in v["models"]:
+        name = model["name"]
+        for batch in model["quick_batches" if quick else "batches"]:
+            specs.append(curve_spec(suite, "sipml", name, gpus, bandwidths, FABRICS,
+                                    max_k=max_k, global_batch=batch, **common))
+        fixed = model["artifact_strategy"]
+        specs.append(curve_spec(suite, "sipml", name, gpus, bandwidths, FABRICS,
+                                k_values=[fixed["mp"]], global_batch=fixed["batch"], **common))
     return specs
 
 
-def time_to_accuracy(curves: dict) -> dict:
+def _rings_plan(suite: str, v: dict, quick: bool) -> list:
+    """Which ring Algorithm 1's search keeps: generated families and the models' graphs
+    at k GPUs, D = switches (one circuit for the data-parallel ring), local batch of
+    the artifact's batch over l = gpus / k."""
+    from fabricopt.problems.placement import FAMILIES
+
+    seeds = v["rings"]["seeds"] // (4 if quick else 1)
+    families = {f: range(max(1, seeds // 4) if f == "k64-p15" else seeds) for f in FAMILIES}
+    k, l = v["rings"]["k"], v["gpus"] // v["rings"]["k"]
+    models = [(m["name"], k, v["sip_ocs"]["switches"] - 1, m["artifact_strategy"]["batch"] // l,
+               v["gpu"]["flops"], v["tau_s"], v["rings"]["link_gbps"]) for m in v["models"]]
+    return rings_specs(suite, families, models)
+
+
+def read_points(rows) -> tuple[dict, dict]:
+    """The stored curves: ``(searched, fixed)``, each ``{workload: {(fabric, gbps, batch):
+    point}}``; ``fixed`` holds the artifact strategies' curves (a fixed k)."""
+    searched: dict = {}
+    fixed: dict = {}
+    for row in rows:
+        if row["status"] != "feasible" or row.get("kind") != "task:fabrics.compare":
+            continue
+        into = fixed if row["sizes"].get("k_values") else searched
+        for point in row["info"].get("rows", []):
+            key = (point["fabric"], point["gbps"], point["global_batch"])
+            into.setdefault(point["workload"], {})[key] = point
+    return searched, fixed
+
+
+def time_to_accuracy(curves: dict, tables: dict | None = None) -> dict:
     """Per workload with a steps table: ``{(fabric, gbps): (seconds, batch, point)}``, the
-    batch with the least ``iteration_s * steps_to_target(batch)`` among those priced."""
+    batch with the least ``iteration_s * steps_to_target(batch)`` among those priced
+    (``tables`` default: :data:`~fabricopt.fabrics.accuracy.STEPS_TO_TARGET`)."""
+    tables = STEPS_TO_TARGET if tables is None else tables
     out: dict[str, dict] = {}
     for workload, points in curves.items():
-        table = STEPS_TO_TARGET.get(workload)
+        table = tables.get(workload)
         if table is None:
             continue
         lo, hi = table.points[0][0], table.points[-1][0]
@@ -73,150 +148,160 @@ def time_to_accuracy(curves: dict) -> dict:
     return out
 
 
-def _tta_lines(curves: dict, folder: Path) -> list[str]:
-    tta = time_to_accuracy(curves)
-    if not tta:
-        return []
-    header = ["workload", "B (Gbps)"] + [LABELS[f] for f in FABRICS] + [
-        "Cluster-400 / OCS", "Cluster-200 / OCS"]
-    body, speedups = [], []
-    for workload in sorted(tta):
-        for b in sorted({g for (_, g) in tta[workload]}):
-            cell = {f: tta[workload].get((f, b)) for f in FABRICS}
-
-            def hours(c):
-                return None if c is None else \
-                    f"{c[0] / 3600:.3g} h (batch {c[1]}, {c[2]['k']}x{c[2]['l']})"
-
-            ocs = cell["sip-ocs"]
-            ratios = [ratio(cell[c] and cell[c][0], ocs and ocs[0])
-                      for c in ("elect-cluster-400", "elect-cluster-200")]
-            speedups += [r for r in ratios if r is not None]
-            body.append([workload, f"{b:g}"] + [hours(cell[f]) for f in FABRICS]
-                        + [None if r is None else f"{r:.2f}" for r in ratios])
-    write_csv(folder / "sipml-time-to-accuracy.csv", header, body)
-    sources = "; ".join(f"{w}: {STEPS_TO_TARGET[w].source}" for w in sorted(tta))
-    lines = ["", "### Time to accuracy", "",
-             "Iteration time x steps to the target at the best priced global batch "
-             f"(`fabricopt.fabrics.accuracy`; {sources}). The Transformer has no shipped "
-             "steps table (Shallue et al. publish figures, not a table), so it has no "
-             "time-to-accuracy here.", "", markdown_table(header, body)]
-    if speedups:
-        lines += ["", f"- SiP-OCS over Elect-Cluster in time to accuracy: {min(speedups):.2f}x "
-                      f"to {max(speedups):.2f}x (SiP-ML: 1.3-9.1x)."]
-    return lines + ["", "CSV: `sipml-time-to-accuracy.csv`."]
+def _shape(cell) -> str | None:
+    return None if cell is None else f"{cell[2]['k']}x{cell[2]['l']} b{cell[1]}"
 
 
-def _ms(point) -> str | None:
-    return None if point is None or point["iteration_s"] is None else \
-        f"{point['iteration_s'] * 1e3:.3g}"
+def _hours(cell) -> str | None:
+    return None if cell is None else f"{cell[0] / 3600:.3g}"
 
 
-def _x(a, b) -> str | None:
-    r = ratio(None if a is None else a["iteration_s"], None if b is None else b["iteration_s"])
+def _fmt(r) -> str | None:
     return None if r is None else f"{r:.2f}"
 
 
-def _render(rows: list[dict], folder: Path, quick: bool) -> str:
-    curves = curve_points(rows)
-    header = ["workload", "B (Gbps)"] + [LABELS[f] for f in FABRICS] + [
-        "Flat(B/2) / OCS", "Flat(B/2) / Ring", "Cluster-400 / OCS", "Cluster-200 / OCS",
-        "k x l (OCS)"]
-    body = []
-    holds = {"b-half": [0, 0], "cluster": []}
+def _tta_table(tta: dict, own_batch: dict, searched: dict, folder: Path, v: dict) -> tuple:
+    """The time-to-accuracy table, with each point's iteration ratio at the model's own
+    batch and the B vs B/2 check; returns (lines, per-model summaries)."""
+    header = ["model", "B (Gbps)"] + [f"{LABELS[f]} h" for f in FABRICS] + [
+        "TTA Cluster-400 / OCS", "TTA Cluster-200 / OCS", "iter Cluster-400 / OCS",
+        "iter Cluster-200 / OCS", "OCS(B) <= Flat(B/2)", "(k x l, batch) OCS",
+        "(k x l, batch) Cluster-400"]
+    body, summary = [], {}
     for workload in WORKLOADS:
-        points = curves.get(workload, {})
-        for b in sorted({g for (_, g) in points}):
-            p = {f: points.get((f, b)) for f in FABRICS}
-            ocs = p["sip-ocs"]
-            body.append([workload, f"{b:g}"] + [_ms(p[f]) for f in FABRICS] + [
-                _x(p["elect-flat-half"], ocs), _x(p["elect-flat-half"], p["sip-ring"]),
-                _x(p["elect-cluster-400"], ocs), _x(p["elect-cluster-200"], ocs),
-                None if ocs is None or ocs["k"] is None else f"{ocs['k']} x {ocs['l']}"])
-            r = ratio(p["elect-flat-half"] and p["elect-flat-half"]["iteration_s"],
-                      ocs and ocs["iteration_s"])
-            if r is not None:
-                holds["b-half"][0] += r >= 1.0 - 1e-9
-                holds["b-half"][1] += 1
-            for cluster in ("elect-cluster-200", "elect-cluster-400"):
-                r = ratio(p[cluster] and p[cluster]["iteration_s"], ocs and ocs["iteration_s"])
-                if r is not None:
-                    holds["cluster"].append(r)
-    write_csv(folder / "sipml-iteration.csv", header, body)
-    lines = ["Iteration time (ms) per fabric; ratios > 1 favour SiP-ML.", "",
-             markdown_table(header, body), ""]
-    held, total = holds["b-half"]
-    if total:
-        lines.append(f"- SiP-OCS at B is at least as fast as Elect-Flat at B/2 at {held} of "
-                     f"{total} points (SiP-ML §4.3 claims every point).")
-    if holds["cluster"]:
-        lines.append(f"- SiP-OCS over Elect-Cluster: {min(holds['cluster']):.2f}x to "
-                     f"{max(holds['cluster']):.2f}x per iteration (SiP-ML: 1.3-9.1x in "
-                     f"time-to-accuracy).")
-    lines += figure_lines(curves, FABRICS, folder, "sipml-iteration",
-                          "SiP-ML Fig. 5: iteration time vs per-GPU bandwidth", LABELS)
-    batch_curves = curve_points(rows, batches=True)
-    lines += _tta_lines(batch_curves, folder)
-    lines += _claims_lines(curves, time_to_accuracy(batch_curves))
+        cells = tta.get(workload, {})
+        own = own_batch[workload]
+        stats = summary.setdefault(workload, {"tta": [], "iter": [], "half": [0, 0]})
+        for b in sorted({g for (_, g) in cells}):
+            c = {f: cells.get((f, b)) for f in FABRICS}
+            ocs = c["sip-ocs"]
+            tta_r = [ratio(c[f] and c[f][0], ocs and ocs[0])
+                     for f in ("elect-cluster-400", "elect-cluster-200")]
+            points = searched.get(workload, {})
+            at_own = {f: points.get((f, b, own)) for f in FABRICS}
+            iter_r = [ratio(at_own[f] and at_own[f]["iteration_s"],
+                            at_own["sip-ocs"] and at_own["sip-ocs"]["iteration_s"])
+                      for f in ("elect-cluster-400", "elect-cluster-200")]
+            half = None
+            if ocs is not None and c["elect-flat-half"] is not None:
+                half = ocs[0] <= c["elect-flat-half"][0] * (1 + 1e-9)
+                stats["half"][0] += half
+                stats["half"][1] += 1
+            stats["tta"] += [r for r in tta_r if r is not None]
+            stats["iter"] += [r for r in iter_r if r is not None]
+            body.append([workload, f"{b:g}"] + [_hours(c[f]) for f in FABRICS]
+                        + [_fmt(r) for r in tta_r + iter_r]
+                        + [None if half is None else ("yes" if half else "NO"),
+                           _shape(ocs), _shape(c["elect-cluster-400"])])
+    write_csv(folder / "sipml-time-to-accuracy.csv", header, body)
+    lo, hi = v["headline"]["min_speedup"], v["headline"]["max_speedup"]
+    lines = ["### Time to accuracy", "",
+             "Hours to the target per fabric at its best (k, l) and global batch; `TTA` "
+             "ratios divide Elect-Cluster's time by SiP-OCS's (> 1 favours SiP-ML), `iter` "
+             "ratios the iteration times at the model's own batch (the artifact's), "
+             f"SiP-ML's headline is {lo:g}-{hi:g}x in time to accuracy (§1, §4.3, Fig. 5). "
+             "`OCS(B) <= Flat(B/2)` is the §4.3 claim at that point.", "",
+             markdown_table(header, body), "", "CSV: `sipml-time-to-accuracy.csv`."]
+    return lines, summary
+
+
+def _fixed_table(fixed: dict, v: dict, folder: Path) -> list[str]:
+    header = ["model", "dp:mp:bs", "B (Gbps)"] + [f"{LABELS[f]} ms" for f in FABRICS] + [
+        "Cluster-400 / OCS", "Cluster-200 / OCS"]
+    body = []
+    for model in v["models"]:
+        s = model["artifact_strategy"]
+        points = fixed.get(model["name"], {})
+        for b in sorted({g for (_, g, _) in points}):
+            p = {f: points.get((f, b, s["batch"])) for f in FABRICS}
+            ms = {f: None if p[f] is None or p[f]["iteration_s"] is None
+                  else p[f]["iteration_s"] for f in FABRICS}
+            body.append([model["name"], f"{s['dp']}:{s['mp']}:{s['batch']}", f"{b:g}"]
+                        + [None if ms[f] is None else f"{ms[f] * 1e3:.3g}" for f in FABRICS]
+                        + [_fmt(ratio(ms[c], ms["sip-ocs"]))
+                           for c in ("elect-cluster-400", "elect-cluster-200")])
+    if not body:
+        return []
+    write_csv(folder / "sipml-artifact-strategies.csv", header, body)
+    notes = [f"- {model['name']} at {model['artifact_strategy']['mp']}-way model "
+             f"parallelism: {points_note}" for model in v["models"]
+             for points_note in [_infeasible_note(fixed.get(model["name"], {}))]
+             if points_note]
+    return ["", "### The artifact's fixed strategies", "",
+            "Iteration time (ms) with the strategy `dp:mp:bs` of the authors' "
+            "`paper/run.py` (k = mp; at fewer GPUs dp shrinks to GPUs / mp).", "",
+            markdown_table(header, body)] + ([""] + notes if notes else []) + [
+            "", "CSV: `sipml-artifact-strategies.csv`."]
+
+
+def _infeasible_note(points: dict) -> str:
+    notes = sorted({p.get("note", "") for p in points.values() if p["iteration_s"] is None})
+    return notes[0][:240] if notes else ""
+
+
+def _landing_lines(summary: dict, searched: dict, tta: dict, v: dict) -> list[str]:
+    """Where the reproduction lands, model by model, from the stored points."""
+    lo, hi = v["headline"]["min_speedup"], v["headline"]["max_speedup"]
+    lines = ["", "### Where the reproduction lands, model by model", ""]
+    for workload in WORKLOADS:
+        stats = summary.get(workload)
+        if not stats or not stats["tta"]:
+            lines.append(f"- {workload}: no comparable SiP-OCS and Elect-Cluster points.")
+            continue
+        t_lo, t_hi = min(stats["tta"]), max(stats["tta"])
+        inside = sum(lo - 1e-9 <= r <= hi + 1e-9 for r in stats["tta"])
+        held, total = stats["half"]
+        cells = tta.get(workload, {})
+        shapes = sorted({(_shape(cells[("sip-ocs", b)]), _shape(cells[(c, b)]))
+                         for (f, b) in cells if f == "sip-ocs"
+                         for c in ("elect-cluster-400",) if (c, b) in cells})
+        it = (f"{min(stats['iter']):.2f}-{max(stats['iter']):.2f}x per iteration at its own "
+              f"batch" if stats["iter"] else "no per-iteration ratio at its own batch")
+        lines.append(
+            f"- {workload}: SiP-OCS over Elect-Cluster {t_lo:.2f}-{t_hi:.2f}x in time to "
+            f"accuracy ({inside} of {len(stats['tta'])} ratios inside SiP-ML's "
+            f"{lo:g}-{hi:g}x), {it}; SiP-OCS at B at least as fast as Elect-Flat at B/2 at "
+            f"{held} of {total} points; chosen (k x l, batch) SiP-OCS against "
+            f"Elect-Cluster 400: " + "; ".join(f"{a} vs {b}" for a, b in shapes) + ".")
+    return lines
+
+
+def _planned(rows: list[dict], quick: bool) -> list[dict]:
+    """The stored rows of runs the current plan holds (same point, same parameters):
+    a store resumed after the scenario changed keeps its other rows out of the section."""
+    planned = {(s.instance_id, json.dumps(s.params, sort_keys=True))
+               for s in _plan("", quick)}
+    return [r for r in rows
+            if (r["instance_id"], json.dumps(r["sizes"], sort_keys=True)) in planned]
+
+
+def _render(rows: list[dict], folder: Path, quick: bool) -> str:
+    setup = scenario()
+    v = setup.values
+    rows = _planned(rows, quick)
+    searched, fixed = read_points(rows)
+    tables = steps_tables(setup)
+    tta = time_to_accuracy(searched, tables)
+    own_batch = {m["name"]: m["artifact_strategy"]["batch"] for m in v["models"]}
+    gpus = v["quick"]["gpus"] if quick else v["gpus"]
+    lines = [f"{gpus} GPUs" + (" (the --quick variant; the paper runs "
+                                f"{v['gpus']})" if quick else "") + ". " +
+             "Every number of the setup, with its source:", "", setup.table(), ""]
+    tta_lines, summary = _tta_table(tta, own_batch, searched, folder, v)
+    lines += tta_lines
+    lines += _fixed_table(fixed, v, folder)
+    own_curves = {w: {(f, g): p for (f, g, b), p in pts.items() if b == own_batch[w]}
+                  for w, pts in searched.items()}
+    lines += figure_lines(own_curves, FABRICS, folder, "sipml-iteration",
+                          "SiP-ML Fig. 5 setup: iteration time at each model's own batch",
+                          LABELS)
+    lines += _landing_lines(summary, searched, tta, v)
+    lines += rings_lines(rows)
     return "\n".join(lines)
 
 
-def _samples_constant(table) -> bool:
-    """Do the table's points need the same samples (steps x batch) at every batch?"""
-    samples = [steps * batch for batch, steps in table.points]
-    return max(samples) <= min(samples) * (1 + 1e-9)
-
-
-def _claims_lines(curves: dict, tta: dict) -> list[str]:
-    """Where SiP-ML's headline holds in this model and what stops it elsewhere, from the
-    stored points: each workload's iteration ratio against Elect-Cluster 400 and the
-    (k, l) each fabric chose, whether time to accuracy picked the same batch on both,
-    and whether the shipped steps table rewards a smaller batch at all."""
-    lines = ["", "### Where SiP-ML's headline holds here, and why not", ""]
-    for workload in WORKLOADS:
-        points = curves.get(workload, {})
-        pairs = [(points.get(("elect-cluster-400", b)), points.get(("sip-ocs", b)))
-                 for b in sorted({g for (_, g) in points})]
-        pairs = [(c, o) for c, o in pairs if c and o and c["iteration_s"] and o["iteration_s"]]
-        if not pairs:
-            continue
-        ratios = [ratio(c["iteration_s"], o["iteration_s"]) for c, o in pairs]
-        shapes = sorted({(f"{o['k']}x{o['l']}", f"{c['k']}x{c['l']}") for c, o in pairs})
-        shape_text = "; ".join(f"SiP-OCS {a} against Elect-Cluster {b}" for a, b in shapes)
-        verdict = ("wins at every point" if min(ratios) > 1 + 1e-9 else
-                   "never wins" if max(ratios) <= 1 + 1e-9 else "wins at some points")
-        lines.append(f"- {workload}: SiP-OCS over Elect-Cluster 400 per iteration "
-                     f"{min(ratios):.2f}x to {max(ratios):.2f}x ({verdict}); chosen (k, l): "
-                     f"{shape_text}.")
-    same_batch = [cell_ocs[1] == cell_cluster[1]
-                  for by_point in tta.values()
-                  for (fabric, gbps), cell_ocs in by_point.items() if fabric == "sip-ocs"
-                  for cell_cluster in [by_point.get(("elect-cluster-400", gbps))]
-                  if cell_cluster is not None]
-    flat = [w for w in sorted(tta) if _samples_constant(STEPS_TO_TARGET[w])]
-    if same_batch:
-        lines.append(f"- Time to accuracy chose the same global batch on SiP-OCS and "
-                     f"Elect-Cluster 400 at {sum(same_batch)} of {len(same_batch)} points, "
-                     f"where it equals the iteration ratio.")
-    if flat:
-        lines.append(f"- Why time to accuracy adds nothing here: the shipped steps tables of "
-                     f"{', '.join(flat)} need the same samples (steps x batch) at every "
-                     f"batch they cover (a single point counts as such), so a smaller "
-                     f"global batch never converges in fewer samples. SiP-ML §4.1 takes "
-                     f"the steps of ResNet and the Transformer from Shallue et al.'s "
-                     f"measurements over a range of batches and optimizes the batch per "
-                     f"fabric; where large batches need more samples, model parallelism "
-                     f"at a smaller batch pays off in time to accuracy. With these tables "
-                     f"the search can only trade iteration time, so the comparison "
-                     f"reduces to the per-iteration ratios above; a table with a batch "
-                     f"penalty (`fabricopt.fabrics.accuracy.load_steps_table`) changes "
-                     f"that.")
-    return lines if len(lines) > 3 else []
-
-
 register_experiment(Experiment(
-    name="sipml", version=1, title="SiP-ML: iteration time and time to accuracy against "
-                                   "per-GPU bandwidth",
+    name="sipml", version=2, title="SiP-ML: time to accuracy against per-GPU bandwidth",
     summary="ResNet-50 / Transformer / Megatron on SiP-OCS, SiP-Ring, Elect-Flat B and B/2, "
-            "Elect-Cluster 200/400 (1024 GPUs, 128-8192 Gbps)",
+            "Elect-Cluster 200/400 (scenario sipml/fig5: 1024 GPUs, 128-8192 Gbps)",
     plan=_plan, render=_render, paper="SiP-ML, SIGCOMM 2021, §4.3, Fig. 5"))

@@ -11,6 +11,13 @@ priorities ``crux`` at 2,000 and 16,000 jobs, ``evaluate`` of the 100- and 200-j
 the circuits MILP at four sizes. How runtime grows over each kind's whole size ladder
 is the ``scaling`` experiment's (the ``scale`` suite); it is not repeated here.
 
+*The papers' scale* (:data:`PAPER_SCALE`, :data:`PAPER_SLOPES`): ``sipml`` and
+``sipml-ls`` on SiP-ML's 24-layer Transformer, ``topoopt`` and its instance at 4,096
+servers, ``fabricopt compare`` at 1,024-9,216 GPUs (the README's example, ResNet-50 on
+SiP-OCS, the SimAI workload), crux ``ecmp`` and ``crux`` at 400 jobs: each timed once
+(they take seconds to minutes), with the log-log slope over two sizes where the goal
+has one.
+
 What is timed is a code snippet (:data:`SNIPPETS`) rather than a function of this
 module so that ``scripts/speed_baseline.py --baseline DIR`` can run the very same
 measurement against an old checkout, which cannot import this module; that before/after
@@ -28,7 +35,8 @@ from fabricopt.bench.metrics import loglog_slope, ratio
 from fabricopt.bench.tasks import TaskSpec, register_task
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
 
-__all__ = ["SNIPPETS", "TARGETS", "MILP_SIZES", "snippet_code", "points"]
+__all__ = ["SNIPPETS", "TARGETS", "PAPER_SCALE", "PAPER_SLOPES", "MILP_SIZES",
+           "snippet_code", "points"]
 
 # One snippet per measured call: builds the instance of size ``n`` (untimed) and sets
 # ``run``, the call to time; ``run()`` returns the answer's objective (or None).
@@ -60,6 +68,36 @@ SNIPPETS = {
         sol = crux(inst)
         run = lambda: evaluate(inst, sol)
     """,
+    # SiP-ML's Transformer (n layers), balanced at tau = 10 us on 64 GPUs, 15 peers
+    "sipml-transformer": """
+        from fabricopt.bench.experiments.placement_tasks import transformer_op_graph
+        from fabricopt.algorithms.placement.sipml import balance, sipml
+        from fabricopt.problems.placement import evaluate
+        inst = balance(transformer_op_graph(layers=n), 1e-5, 64, max_peers=15, link_gbps=400.0)
+        run = lambda: evaluate(inst, sipml(inst)[0])
+    """,
+    # the local search without a time limit on the same graph
+    "sipml-ls-transformer": """
+        from fabricopt.bench.experiments.placement_tasks import transformer_op_graph
+        from fabricopt.algorithms.placement.sipml import balance
+        from fabricopt.algorithms.placement.local_search import sipml_ls
+        from fabricopt.problems.placement import evaluate
+        inst = balance(transformer_op_graph(layers=n), 1e-5, 64, max_peers=15, link_gbps=400.0)
+        run = lambda: evaluate(inst, sipml_ls(inst, seed=0)[0])
+    """,
+    # the local search without a time limit on a generated graph of n sub-ops
+    "sipml-ls-generated": """
+        from fabricopt.algorithms.placement.local_search import sipml_ls
+        from fabricopt.problems.placement import evaluate, generate
+        inst = generate(0, ops=n, gpus=64, max_peers=15)
+        run = lambda: evaluate(inst, sipml_ls(inst, seed=0)[0])
+    """,
+    # generating the topoopt instance alone (its peak RSS is the instance's footprint)
+    "topology-generate": """
+        from fabricopt.problems.topology import generate
+        def run():
+            generate(seed=0, servers=n, degree=8, groups=1, mp_peers=4)
+    """,
     # building the circuits MILP (n GPUs, n // 8 switches, at least 8) and, for a
     # sparse model, assembling the arrays HiGHS reads
     "circuits-milp-build": """
@@ -72,6 +110,33 @@ SNIPPETS = {
                 model.problem.arrays()
     """,
 }
+
+# `fabricopt compare` at n GPUs (output discarded): the README's example with the default
+# bandwidths, ResNet-50 on SiP-OCS at one bandwidth, and the SimAI workload
+_COMPARE_ARGS = {
+    "compare-transformer": '"transformer", "--fabrics", "elect-flat,sip-ocs,sip-ring"',
+    "compare-resnet50-sip-ocs": '"resnet50", "--fabrics", "sip-ocs", "--bandwidths", "1024"',
+    "compare-simai": '"simai-moe", "--model", "simai", "--fabric", "elect-cluster"',
+}
+for _name, _args in _COMPARE_ARGS.items():
+    SNIPPETS[_name] = f"""
+        import contextlib, io, tempfile
+        from fabricopt.cli.app import main
+        out = tempfile.mkdtemp()
+        def run():
+            with contextlib.redirect_stdout(io.StringIO()):
+                main(["compare", {_args}, "--gpus", str(n), "--out", out + "/c", "--quiet"])
+    """
+
+# the crux kind's `ecmp` and `crux` methods at n jobs, each scored by `solve` (the simulator)
+for _method in ("ecmp", "crux"):
+    SNIPPETS[f"crux-{_method}"] = f"""
+        from fabricopt.problems.crux import generate
+        from fabricopt.methods import solve
+        inst = generate(0, jobs=n, tors=max(2, 32 * n // 100), hosts_per_tor=16, aggs=8,
+                        levels=8)
+        run = lambda: solve(inst, "{_method}").objective
+    """
 
 #: (label, snippet, size, goal text, goal test on (CPU s, peak RSS MB) or None).
 TARGETS = [
@@ -86,15 +151,60 @@ TARGETS = [
     ("`evaluate` of the 200-job `crux` case", "crux-evaluate", 200, "completes", None),
 ]
 
+#: The papers' scale: (label, snippet, size, goal text, goal test on (CPU s, peak RSS
+#: MB) or None, timed calls). The heavy calls are timed once.
+PAPER_SCALE = [
+    ("`sipml`, Transformer 24 layers (24,576 sub-ops, 64 GPUs, 15 peers)",
+     "sipml-transformer", 24, "< 1 s", lambda s, m: s < 1, 1),
+    ("`sipml-ls` without a limit, same graph", "sipml-ls-transformer", 24, "measured", None, 1),
+    ("`sipml-ls` without a limit, 100k sub-ops", "sipml-ls-generated", 100000, "< 5 s",
+     lambda s, m: s < 5, 1),
+    ("`topoopt`, degree 8, 4,096 servers", "topoopt", 4096, "< 8 s", lambda s, m: s < 8, 1),
+    ("topology instance, 4,096 servers: peak RSS", "topology-generate", 4096, "< 200 MB",
+     lambda s, m: m < 200, 1),
+    ("`compare transformer --gpus 1024` (README defaults)", "compare-transformer", 1024,
+     "< 30 s", lambda s, m: s < 30, 1),
+    ("`compare transformer --gpus 4096`", "compare-transformer", 4096, "< 60 s",
+     lambda s, m: s < 60, 1),
+    ("`compare resnet50 --gpus 1024`, SiP-OCS, one bandwidth", "compare-resnet50-sip-ocs",
+     1024, "measured", None, 1),
+    ("`compare simai-moe --model simai --gpus 9216`", "compare-simai", 9216,
+     "<= 2.6 s (SimAI-Analytical)", lambda s, m: s <= 2.6, 1),
+    ("`compare simai-moe --model simai --gpus 9216`: peak RSS", "compare-simai", 9216,
+     "< 300 MB", lambda s, m: m < 300, 1),
+    ("crux `ecmp`, 400 jobs (solve, scored)", "crux-ecmp", 400, "< 1 s",
+     lambda s, m: s < 1, 1),
+    ("crux `crux`, 400 jobs (solve, scored)", "crux-crux", 400, "< 1 s",
+     lambda s, m: s < 1, 1),
+]
+
+#: Log-log slopes of the papers' scale: (label, snippet, sizes, largest slope allowed).
+PAPER_SLOPES = [
+    ("`sipml`, Transformer 24 to 48 layers", "sipml-transformer", (24, 48), 1.2),
+    ("`topoopt`, degree 8, 2,048 to 4,096 servers", "topoopt", (2048, 4096), 1.6),
+    ("`compare simai-moe --model simai`, 4,608 to 9,216 GPUs", "compare-simai", (4608, 9216),
+     0.2),
+]
+
+#: Timed calls per point of the papers' scale (one: they take seconds to minutes).
+_PAPER_REPEATS = 1
+
+#: Each point's task time limit, CPU-heavy calls included (seconds of wall clock).
+_POINT_LIMIT_S = 600.0
+
 #: ``topoopt``'s slope target: sizes and the largest slope allowed.
 SLOPE_SIZES, SLOPE_MAX = (256, 512, 1024), 1.6
 
 #: GPUs of the MILP-building rows (switches: ``max(8, GPUs // 16)``).
 MILP_SIZES = (32, 64, 128, 256)
 
-# The quick variant: one small point of each snippet (checks every path, not a target).
+# The quick variant: one small point of each snippet (checks every path, not a target)
+# but the README's ``compare transformer``, which takes minutes even at 16 GPUs.
 _QUICK = [("topoopt", 128), ("circuits-exact", 256), ("priorities-crux", 2000),
-          ("crux-evaluate", 25), ("circuits-milp-build", 32)]
+          ("crux-evaluate", 25), ("circuits-milp-build", 32), ("sipml-transformer", 1),
+          ("sipml-ls-transformer", 1), ("sipml-ls-generated", 500),
+          ("topology-generate", 128), ("compare-resnet50-sip-ocs", 64),
+          ("compare-simai", 384), ("crux-ecmp", 25), ("crux-crux", 25)]
 
 
 def snippet_code(snippet: str) -> str:
@@ -148,13 +258,22 @@ def points(quick: bool) -> list[tuple[str, int]]:
     points = [(snippet, n) for _, snippet, n, _, _ in TARGETS]
     points += [("topoopt", n) for n in SLOPE_SIZES]
     points += [("circuits-milp-build", n) for n in MILP_SIZES]
+    points += [(snippet, n) for _, snippet, n, *_ in PAPER_SCALE]
+    points += [(snippet, n) for _, snippet, sizes, _ in PAPER_SLOPES for n in sizes]
     return list(dict.fromkeys(points))
+
+
+def _repeats(snippet: str, n: int) -> int:
+    heavy = {(s, size) for _, s, size, *_ in PAPER_SCALE} | \
+        {(s, size) for _, s, sizes, _ in PAPER_SLOPES for size in sizes}
+    return _PAPER_REPEATS if (snippet, n) in heavy else REPEATS
 
 
 def _plan(suite: str, quick: bool) -> list:
     gpus = 32 if quick else 64
     return [TaskSpec(suite, f"speed/{snippet}/{n}", "speed.call",
-                     {"snippet": snippet, "n": n}, method=snippet, time_limit_s=600.0)
+                     {"snippet": snippet, "n": n, "repeats": _repeats(snippet, n)},
+                     method=snippet, time_limit_s=_POINT_LIMIT_S)
             for snippet, n in points(quick)] + \
         [TaskSpec(suite, f"speed/milp-share/{gpus}x8", "speed.milp_share",
                   {"gpus": gpus, "switches": 8}, method="milp", time_limit_s=600.0)]
@@ -174,6 +293,26 @@ def _cpu(row) -> float | None:
 
 def _rss_mb(row) -> float | None:
     return row["peak_rss_bytes"] / 2**20 if row and row["peak_rss_bytes"] else None
+
+
+def _paper_rows(got: dict) -> list[list]:
+    """One row per call of :data:`PAPER_SCALE` and per slope of :data:`PAPER_SLOPES`."""
+    body = []
+    for label, snippet, n, goal, test, *_ in PAPER_SCALE:
+        r = got.get((snippet, n))
+        cpu, rss = _cpu(r), _rss_mb(r)
+        if cpu is None:
+            body.append([label, goal, "not run" if r is None else r["message"], None, "**no**"])
+            continue
+        met = "-" if test is None else "yes" if test(cpu, rss or 0.0) else "**no**"
+        body.append([label, goal, f"{cpu:.2f}", None if rss is None else f"{rss:.0f}", met])
+    for label, snippet, sizes, most in PAPER_SLOPES:
+        times = [_cpu(got.get((snippet, n))) for n in sizes]
+        slope = None if None in times else loglog_slope(list(sizes), times)
+        body.append([f"{label}: log-log slope", f"<= {most:g}",
+                     None if slope is None else f"{slope:.2f}", None,
+                     "yes" if slope is not None and slope <= most else "**no**"])
+    return body
 
 
 def _render(rows: list[dict], folder: Path, quick: bool) -> str:
@@ -200,6 +339,9 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                      "yes" if slope is not None and slope <= SLOPE_MAX else "**no**"])
         lines += ["### Targets", "", markdown_table(["target", "goal", "measured",
                                                                 "met"], body), ""]
+        lines += ["### The papers' scale", "",
+                  markdown_table(["call", "goal", "CPU s", "peak RSS (MB)", "met"],
+                                 _paper_rows(got)), ""]
     header = ["call", "size", "CPU s", "peak RSS (MB)", "objective"]
     body = [[f"`{s}`", n, None if _cpu(r) is None else f"{_cpu(r):.3f}",
              None if _rss_mb(r) is None else f"{_rss_mb(r):.0f}",
@@ -217,6 +359,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
                       + f" of `solver_s` {i['solver_s']:.1f} s (target <= 5 %).", ""]
     lines += ["### Every point", "", markdown_table(header, body), "",
               f"CPU seconds (`time.process_time`): the least of {REPEATS} timed calls "
+              f"({_PAPER_REPEATS} for the papers' scale) "
               "(`timeit`'s convention; the first call's, with its first-use costs, is "
               "`first_cpu_s` in the CSV), the instance built untimed, in the run's own process (forked from the harness's warm "
               "forkserver, so peak RSS includes the 75-85 MB of the preloaded imports). "
@@ -229,7 +372,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
 
 
 register_experiment(Experiment(
-    name="speed", version=2, title="Speed: the target calls at scale",
+    name="speed", version=3, title="Speed: the target calls at scale",
     summary="CPU seconds and peak RSS of the target calls (topoopt, circuits exact, "
             "priorities crux, crux evaluate, MILP building), each in a fresh process",
     plan=_plan, render=_render))

@@ -4,8 +4,10 @@ Every case starts from a small valid instance of a kind (its ``generate``), the
 solution a fast method finds for it and the envelope ``solve`` returns, and breaks one
 thing: a field removed or added, a value of the wrong type, an extreme magnitude or a
 value scaled by up to 1e300, a ragged matrix, a duplicated or unknown id, a reversed edge, a self-loop, the wrong
-``problem``, or the file itself (truncated, not UTF-8, UTF-16, nested 100,000 deep, a
-5,000-digit integer, a megabyte string). A case is fully determined by ``(kind, target,
+``problem``, a name holding control characters (a newline, ESC, CR, NUL, U+202E), a key
+repeated in one object, or the file itself (truncated, not UTF-8, UTF-16, a byte-order
+mark, nested 100,000 deep, a 5,000-digit integer, a megabyte string; a FIFO, a device
+or a folder in its place). A case is fully determined by ``(kind, target,
 family, seed)``, so the fuzz tests (which let hypothesis draw those) and
 ``fabricopt reproduce hostile`` (which enumerates them) try the same inputs.
 
@@ -28,8 +30,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-__all__ = ["FAST_METHODS", "BASE_SIZES", "TARGETS", "FAMILIES", "EXTREMES", "Case",
-           "base", "mutate", "cases"]
+__all__ = ["FAST_METHODS", "BASE_SIZES", "TARGETS", "FAMILIES", "EXTREMES", "HOSTILE_NAMES",
+           "SPECIAL_FILES", "Case", "base", "mutate", "cases"]
 
 #: A fast method per kind: what an accepted instance must solve with.
 FAST_METHODS = {"circuits": "greedy", "wavelengths": "greedy", "topology": "ring",
@@ -73,6 +75,10 @@ class Case:
     obj : object or None
         The mutated JSON value for the Python API, None when only bytes can express it
         (truncated or undecodable files, nesting too deep for ``json.dumps``).
+    special : str or None
+        What stands at the file's path instead of a file holding ``data``: one of
+        :data:`SPECIAL_FILES` (a FIFO nobody writes to, a link to ``/dev/zero`` or
+        ``/dev/urandom``, a folder), None for a plain file.
     """
 
     kind: str
@@ -83,6 +89,7 @@ class Case:
     instance: bytes = field(repr=False)
     data: bytes = field(repr=False)
     obj: Any = field(default=None, repr=False)  # may hold a 5,000-digit int: no repr
+    special: str | None = None
 
     def __eq__(self, other):  # NaN inside obj would make dataclass equality false
         return isinstance(other, Case) and (self.kind, self.target, self.family, self.seed,
@@ -363,6 +370,67 @@ def _huge_int(rng, doc):
     return f"{_name(path)} = a {digits}-digit integer", _spliced(doc, path, literal), obj
 
 
+#: Names that a terminal would act on: a newline with a fake verdict line after it, ESC
+#: sequences, a carriage return, NUL, the right-to-left override.
+HOSTILE_NAMES = ("a\nfeasible: objective (min) 0", "\x1b[2J\x1b[31mred", "x\rfeasible",
+                 "nul\x00byte", "\u202eevil", "tab\tand\x7fdel\x85nel\u2028line")
+
+
+def _control_chars(rng, doc):
+    """A string (an id, a name) replaced by a hostile name: everywhere it occurs (the
+    file stays valid) or once (an unknown id, echoed in the error); without strings, a
+    hostile unknown field."""
+    name = rng.choice(HOSTILE_NAMES)
+    path = _pick(rng, doc, lambda p, v: isinstance(v, str) and p[-1] != "problem")
+    if path is None:
+        objects = [()] + [p for p in _paths(doc) if isinstance(_get(doc, p), dict)]
+        where = rng.choice(objects)
+        _get(doc, where)[name] = 1
+        return f"{_name(where)} gained the field {name!r}", _encode(doc), doc
+    old = _get(doc, path)
+    if rng.random() < 0.5:
+        text = json.dumps(doc).replace(json.dumps(old), json.dumps(name))
+        return f"{old!r} renamed {name!r} everywhere", text.encode(), json.loads(text)
+    return _replace(doc, path, name)
+
+
+_MARK = "\u0000fuzz-key\u0000"
+
+
+def _duplicate_key(rng, doc):
+    """A key written twice in one object (JSON parsers silently keep the last)."""
+    objects = [p for p in [()] + _paths(doc) if isinstance(_get(doc, p), dict) and _get(doc, p)]
+    if not objects:
+        return _extra(rng, doc)
+    path = rng.choice(objects)
+    node = _get(doc, path)
+    key = rng.choice(sorted(node))
+    first = node[key] if rng.random() < 0.3 else rng.choice([0, -1, "x", None, [], 1e9])
+    marked = {_MARK: 0, **node}
+    if path:
+        _get(doc, path[:-1])[path[-1]] = marked
+    else:
+        doc = marked
+    text = _encode(doc).replace(json.dumps(_MARK).encode() + b": 0",
+                                json.dumps(key).encode() + b": " + json.dumps(first).encode())
+    return f"{_name(path + (key,))} written twice (first {first!r})", text, None
+
+
+def _bom(rng, doc):
+    """A UTF-8 byte-order mark before a valid document (allowed)."""
+    return "a UTF-8 byte-order mark first", b"\xef\xbb\xbf" + _encode(doc), doc
+
+
+#: What :func:`_special_file` puts at a file's path.
+SPECIAL_FILES = ("fifo", "dev-zero", "dev-urandom", "folder")
+
+
+def _special_file(rng, doc):
+    """Not a file at all: reading a FIFO or a device never ends."""
+    special = rng.choice(SPECIAL_FILES)
+    return f"a {special} in place of the file", _encode(doc), None, special
+
+
 def _huge_string(rng, doc):
     path = _pick(rng, doc)
     value = "x" * rng.choice([10_000, 1_000_000])
@@ -377,6 +445,8 @@ _FAMILY_FUNCTIONS = {
     "unknown_id": _unknown_id, "reverse_edge": _reverse_edge, "self_loop": _self_loop,
     "wrong_problem": _wrong_problem, "truncated": _truncated, "non_utf8": _non_utf8,
     "deep_nesting": _deep, "huge_int_literal": _huge_int, "huge_string": _huge_string,
+    "control_chars": _control_chars, "duplicate_key": _duplicate_key, "bom": _bom,
+    "special_file": _special_file,
 }
 
 #: The mutation families, in a fixed order.
@@ -398,9 +468,10 @@ def mutate(kind: str, target: str, family: str, seed: int) -> Case:
     rng = random.Random(f"{kind}/{target}/{family}/{seed}")
     instance, solution, envelope = base(kind, rng.randrange(_BASES))
     doc = {"instance": instance, "solution": solution, "envelope": envelope}[target]
-    description, data, obj = _FAMILY_FUNCTIONS[family](rng, doc)
+    description, data, obj, *special = _FAMILY_FUNCTIONS[family](rng, doc)
     inst_bytes = data if target == "instance" else _encode(instance)
-    return Case(kind, target, family, seed, description, inst_bytes, data, obj)
+    return Case(kind, target, family, seed, description, inst_bytes, data, obj,
+                special[0] if special else None)
 
 
 def cases(kinds, targets=TARGETS, families=FAMILIES, per_family: int = 10,

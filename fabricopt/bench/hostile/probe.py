@@ -6,7 +6,8 @@ the matching API calls, under a wall-clock alarm. The :class:`Outcome` lists eve
 broken promise of the README: exit code 0, 1 or 2 and never a traceback; at most one
 short line on stderr; exit 2 exactly when the API raises a ``FabricError``; an
 accepted instance solved by a fast method to a finite objective that ``check``
-accepts; never a non-finite objective or bound.
+accepts; never a non-finite objective or bound; never a raw control or format character
+(newline inside a line, ESC, CR, NUL, U+202E ...) in what the command prints.
 """
 
 from __future__ import annotations
@@ -18,18 +19,38 @@ import signal
 import subprocess
 import sys
 import tempfile
+import os
 import traceback
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fabricopt.errors import FabricError
 from fabricopt.bench.hostile.mutations import FAST_METHODS, Case
 
-__all__ = ["Outcome", "probe", "run_cli_subprocess", "Hang", "alarm", "MAX_STDERR_CHARS"]
+__all__ = ["Outcome", "probe", "run_cli_subprocess", "Hang", "alarm", "MAX_STDERR_CHARS",
+           "STARTUP_S", "raw_controls"]
 
 #: The longest stderr line that still counts as short: a field path, a value cut to 60
 #: characters and a rule fit well inside it.
 MAX_STDERR_CHARS = 400
+
+#: Seconds a fresh ``python -m fabricopt`` may take to start on a loaded machine, added
+#: to the command's alarm, so that a slow start-up is not counted as a hang.
+STARTUP_S = 10.0
+
+
+def raw_controls(text: str) -> list[str]:
+    """The control, format and line-separator characters in ``text`` (line breaks
+    between lines excepted), as ``U+XXXX``: what must never reach a terminal raw.
+
+    Examples
+    --------
+    >>> raw_controls("ok\\n"), raw_controls("a\\x1b[2Jb\\u202e\\n")
+    ([], ['U+001B', 'U+202E'])
+    """
+    return sorted({f"U+{ord(ch):04X}" for line in text.splitlines() for ch in line
+                   if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") and ch != "\t"})
 
 
 class Hang(BaseException):
@@ -66,6 +87,9 @@ class Outcome:
     traceback, hang, non_finite : bool
         An uncaught exception (command or API, outside fabricopt's hierarchy); the alarm
         fired; a non-finite objective or bound came back.
+    multi_line, raw_control : bool
+        More than one line on stderr; a raw control or format character in what the
+        command printed (:func:`raw_controls`).
     failures : list of str
     """
 
@@ -77,6 +101,8 @@ class Outcome:
     traceback: bool = False
     hang: bool = False
     non_finite: bool = False
+    multi_line: bool = False
+    raw_control: bool = False
     failures: list = field(default_factory=list)
 
     @property
@@ -123,7 +149,12 @@ def _judge_cli(outcome: Outcome, stdout: str) -> None:
         outcome.failures.append(f"cli: exit code {code}")
     lines = outcome.stderr.splitlines()
     if len(lines) > 1:
+        outcome.multi_line = True
         outcome.failures.append(f"cli: {len(lines)} lines on stderr")
+    raw = raw_controls(outcome.stderr + stdout)
+    if raw:
+        outcome.raw_control = True
+        outcome.failures.append(f"cli: raw {', '.join(raw)} printed")
     if any(len(line) > MAX_STDERR_CHARS for line in lines):
         outcome.failures.append(f"cli: a stderr line of {max(map(len, lines))} characters")
     if "Traceback" in outcome.stderr:
@@ -219,12 +250,24 @@ def _run_api(case: Case, inst_path: Path, path: Path, outcome: Outcome) -> None:
                                 f"({Path(tb.filename).name}:{tb.lineno}): {str(exc)[:120]}")
 
 
+def _make_special(path: Path, special: str) -> None:
+    """Put what ``special`` names at ``path`` in place of the file."""
+    path.unlink()
+    if special == "fifo":
+        os.mkfifo(path)
+    elif special == "folder":
+        path.mkdir()
+    else:  # "dev-zero", "dev-urandom"
+        path.symlink_to("/dev/" + special.removeprefix("dev-"))
+
+
 def probe(case: Case, timeout_s: float = 60.0, *, run_cli=None) -> Outcome:
     """Feed ``case`` to the command and the API; each gets ``timeout_s`` seconds.
 
     ``run_cli(argv, timeout_s) -> (exit code or None on a hang, stdout, stderr)`` runs the
     command; the default, :func:`run_cli_subprocess`, runs ``python -m fabricopt`` as a
-    user would (tests pass an in-process runner to save the interpreter start-up).
+    user would, with :data:`STARTUP_S` more seconds for the interpreter to start (tests
+    pass an in-process runner to save the interpreter start-up).
 
     Returns
     -------
@@ -235,11 +278,14 @@ def probe(case: Case, timeout_s: float = 60.0, *, run_cli=None) -> Outcome:
         inst_path, path = Path(tmp, "instance.json"), Path(tmp, f"{case.target}.json")
         inst_path.write_bytes(case.instance)
         path.write_bytes(case.data)
+        if case.special is not None:
+            _make_special(path, case.special)
         if case.target == "instance":
             argv = ["solve", str(path), "--method", FAST_METHODS[case.kind], "--json"]
         else:
             argv = ["check", str(inst_path), str(path), "--json"]
-        stdout = _run_cli(argv, outcome, timeout_s, run_cli or run_cli_subprocess)
+        stdout = _run_cli(argv, outcome, timeout_s + (0 if run_cli else STARTUP_S),
+                          run_cli or run_cli_subprocess)
         _judge_cli(outcome, stdout)
         with alarm(timeout_s):
             _run_api(case, inst_path, path, outcome)

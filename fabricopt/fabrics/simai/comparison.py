@@ -13,14 +13,28 @@ they assume (each at per-GPU bandwidth B):
   included: no separate NVLink domain (as in SiP-ML's comparisons).
 - ``fat-tree``: a full-bisection three-tier Fat-tree with B host links, fluid ECMP.
 - ``sip-ocs``: ``switches`` optical circuit switches, B / switches per circuit,
-  circuits chosen by ``circuits``/``exact`` once for the job's whole traffic; a GPU with
-  more peers than switches cannot be served (an error says so).
-- ``sip-ring``: B / 25 Gbps wavelengths per GPU on SiP-ML's fiber ring, lightpaths
-  chosen by ``wavelengths``/``mcf`` once for the job, at most ``max_hops`` hops (the
-  Megatron rank layout puts pipeline stages DP*TP ranks apart: a short reach cannot
-  carry it, and an error says so).
+  circuits chosen by ``circuits``/``exact`` once for the job's whole traffic (SiP-ML
+  §3.3: an OCS reconfigures in 10 ms, and the example workload changes collective
+  phase 1,153 times an iteration — 11.5 s of reconfiguration against its 6.5 s
+  iteration on SimAI's cluster — so the paper's once-per-job is kept). A GPU needs a
+  port for each peer: by default (``switches=None``) the fabric has SiP-ML's 16
+  switches, or as many as the job's busiest GPU has peers if that is more (the row's
+  note says so); fewer cannot serve the job, and the error names ``switches``.
+- ``sip-ring``: B / 25 Gbps wavelengths per GPU on SiP-ML's fiber ring, reconfigured
+  per collective phase (its microrings retune in 25 us, SiP-ML §3.1;
+  :class:`~fabricopt.fabrics.simai.iteration.PerPhaseDelivery`: an all-to-all in
+  ``n - 1`` rounds, a traffic too dense for the wavelengths in rounds by sender, one
+  retuning per round), lightpaths of at most ``max_hops`` hops: by default (``None``)
+  SiP-ML's 16, or the job's farthest pair if that is farther (the Megatron rank layout
+  puts pipeline stages DP*TP ranks apart; the row's note says so).
 - ``direct-connect``: TopoOpt's fabric, ``degree`` links of B / degree per GPU, topology
-  and routes from ``topology``/``topoopt`` once for the job, host forwarding.
+  and routes from ``topology``/``topoopt`` once for the job from its real collective
+  groups (every ring collective a mutable AllReduce group), host forwarding.
+
+SimAI's efficiency tables (``efficiency="simai"``, the default) apply on every fabric,
+optical ones included: they measure NCCL's software on each message size and group
+shape, and the what-if changes the fabric, not the software; ``efficiency="none"``
+prices every collective at its fabric's nominal rate.
 - the other names of :data:`~fabricopt.fabrics.comparison.FABRIC_NAMES` as there.
 
 ``rules`` chooses how ``elect-cluster`` is priced: ``physical`` (default) on the
@@ -62,6 +76,8 @@ from __future__ import annotations
 
 import csv
 import json
+
+import numpy as np
 from dataclasses import asdict, dataclass, replace
 from typing import Callable, Mapping, Sequence
 
@@ -75,7 +91,7 @@ from fabricopt.fabrics.simai.analytical import SimAICluster, simai_analytical_ti
 from fabricopt.fabrics.simai.iteration import (GIB_BYTES, REPORT_GROUPS, gib_per_s_to_gbps,
                                                simai_iteration_time)
 
-__all__ = ["SIMAI_FABRIC_NAMES", "RULES", "SimAIRow", "make_simai_fabric", "compare_simai",
+__all__ = ["SIMAI_FABRIC_NAMES", "RULES", "DEFAULT_SWITCHES", "DEFAULT_MAX_HOPS", "job_reach", "SimAIRow", "make_simai_fabric", "compare_simai",
            "simai_markdown_table", "write_simai_csv", "simai_rows_json"]
 
 #: How ``elect-cluster`` is priced: on its links, or by SimAI-Analytical's rules.
@@ -104,8 +120,31 @@ class SimAIRow:
     rules: str = "physical"
 
 
+#: SiP-ML's defaults (§4.1): OCSs of SiP-OCS, lightpath reach of SiP-Ring.
+DEFAULT_SWITCHES = 16
+DEFAULT_MAX_HOPS = 16
+
+
+def job_reach(workload, gpus: int) -> tuple[int, int]:
+    """What the job's traffic asks of an optical fabric on ``gpus`` GPUs: (the most
+    peers one GPU sends to or receives from, the farthest pair in ring hops, the
+    shorter way round).
+
+    Examples
+    --------
+    >>> job_reach("simai-micro", 8)
+    (1, 1)
+    """
+    traffic = resolve_workload(workload).traffic(gpus)
+    if not len(traffic.src):
+        return 0, 0
+    peers = max(np.bincount(traffic.src).max(), np.bincount(traffic.dst).max())
+    hops = np.minimum((traffic.dst - traffic.src) % gpus, (traffic.src - traffic.dst) % gpus)
+    return int(peers), int(hops.max())
+
+
 def make_simai_fabric(name: str, per_gpu_gbps: float, gpus: int, *, nvlink_GBps: float = 360.0,
-                      gpus_per_server: int = 8, switches: int = 16, degree: int = 4,
+                      gpus_per_server: int = 8, switches: int = DEFAULT_SWITCHES, degree: int = 4,
                       max_hops: int | None = None, prices: Prices = DEFAULT_PRICES) -> Fabric:
     """The fabric ``name`` with ``per_gpu_gbps`` per GPU for a ``gpus``-GPU job (module
     docstring); ``max_hops`` overrides SiP-Ring's reach.
@@ -133,7 +172,7 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
                   fabrics: Sequence[str] = ("elect-cluster",), *, nvlink_GBps: float = 360.0,
                   nic_GBps: float = 48.5, nics_per_server: int = 8, gpus_per_server: int = 8,
                   mode: str = "serial", overlap: Mapping | None = None,
-                  pp_overlap: float = 1.0, efficiency="simai", switches: int = 16,
+                  pp_overlap: float = 1.0, efficiency="simai", switches: int | None = None,
                   degree: int = 4, max_hops: int | None = None, rules: str = "physical",
                   prices: Prices = DEFAULT_PRICES,
                   progress: Callable[[str], None] | None = None) -> list[SimAIRow]:
@@ -154,7 +193,8 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
     mode, overlap, pp_overlap, efficiency
         See :func:`~fabricopt.fabrics.simai.iteration.simai_iteration_time`.
     switches, degree, max_hops, prices
-        See :func:`make_simai_fabric`.
+        See :func:`make_simai_fabric`; ``switches`` and ``max_hops`` None: SiP-ML's 16,
+        raised to what the job needs (module docstring).
     rules : {"physical", "simai"}
         How ``elect-cluster`` is priced (module docstring); ``simai`` prices no other
         fabric and only in ``serial`` mode.
@@ -187,6 +227,7 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
         bandwidths = [gib_per_s_to_gbps(as_float("nic_GBps", nic_GBps, positive=True)
                                         * as_int("nics_per_server", nics_per_server, minimum=1)
                                         / as_int("gpus_per_server", gpus_per_server, minimum=1))]
+    switches, max_hops, defaults = _optical_defaults(workload, gpus, fabrics, switches, max_hops)
     options = dict(nvlink_GBps=nvlink_GBps, gpus_per_server=gpus_per_server, switches=switches,
                    degree=degree, max_hops=max_hops, prices=prices)
     names = list(fabrics)
@@ -213,16 +254,52 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
             except (InfeasibleInstance, SolverUnavailable) as exc:
                 kind = "unavailable" if isinstance(exc, SolverUnavailable) else "infeasible"
                 row = SimAIRow(workload.name, gpus, name, gbps, fabric.per_node_gbps, mode,
-                               None, None, None, None, None, cost, f"{kind}: {exc}")
+                               None, None, None, None, None, cost,
+                               f"{kind}: {exc}{_remedy(name, exc, workload, gpus)}")
             else:
                 row = SimAIRow(workload.name, gpus, name, gbps, fabric.per_node_gbps, mode,
                                t.compute_s, t.exposed_comm_s, t.exposed_by_group_s, t.bubble_s,
-                               t.iteration_s, cost, "; ".join(t.notes), t.rules)
+                               t.iteration_s, cost,
+                               "; ".join([n for f, n in defaults if f == name] + list(t.notes)),
+                               t.rules)
             rows.append(row)
             if progress is not None:
                 progress(f"{name} @ {gbps:g} Gbps: " + (
                     f"{row.iteration_s:.4f} s" if row.iteration_s is not None else row.note))
     return rows
+
+
+def _optical_defaults(workload, gpus: int, fabrics, switches, max_hops):
+    """SiP-ML's switches and reach, raised to what the job needs where not given; and
+    (fabric, note) for each raise."""
+    peers, hops = job_reach(workload, gpus) if None in (switches, max_hops) else (0, 0)
+    picked, notes = {}, []
+    for fabric, name, given, need, default, why in (
+            ("sip-ocs", "switches", switches, peers, DEFAULT_SWITCHES,
+             f"the job's busiest GPU has {peers} peers"),
+            ("sip-ring", "max_hops", max_hops, hops, DEFAULT_MAX_HOPS,
+             f"the job's farthest pair is {hops} hops apart")):
+        picked[name] = given
+        if given is None:
+            picked[name] = max(default, need) if fabric in fabrics else default
+            if picked[name] > default:
+                notes.append((fabric, f"{name} = {need}: {why}, more than SiP-ML's {default} "
+                                      f"(set {name} to choose)"))
+    return picked["switches"], picked["max_hops"], notes
+
+
+def _remedy(name: str, exc: Exception, workload, gpus: int) -> str:
+    """The option that would let fabric ``name`` carry the job, as a note's tail."""
+    if isinstance(exc, SolverUnavailable):
+        return ""
+    peers, hops = job_reach(workload, gpus)
+    if name == "sip-ocs":
+        return f"; set switches (--switches) to at least {peers}, the busiest GPU's peers"
+    if name == "sip-ring" and "max_hops" in str(exc):
+        return f"; set max_hops (--max-hops) to at least {hops}, the farthest pair's hops"
+    if name == "sip-ring":
+        return "; raise the bandwidth (--bandwidths): more wavelengths per segment"
+    return ""
 
 
 def simai_markdown_table(rows: Sequence[SimAIRow]) -> str:

@@ -40,19 +40,24 @@ How a fabric delivers a traffic:
   :class:`~fabricopt.fabrics.models.ElectFlat`,
   :class:`~fabricopt.fabrics.models.FatTree`) price each traffic alone in closed form
   (fluid: the busiest of GPU ports, server NICs, edge uplinks);
-- fabrics configured by a solver (SiP-OCS by ``circuits``, SiP-Ring by
-  ``wavelengths``, direct-connect by ``topology``) are configured **once**, for the
-  whole iteration's traffic (SiP-ML §3.3 configures the OCS once per job; TopoOpt
-  §4 once per job), and a traffic's time is the problem kind's own ``evaluate`` of that
-  traffic on that configuration (circuits / lightpaths dedicated to a pair; host
-  forwarding over the chosen routes), with the fabric's own scaling (SiP-Ring's duty
-  cycle). Direct-connect gets the job's real collective groups
-  (:class:`MutableRingDelivery`): every TP, DP, DP_EP and EP ring collective is an
-  AllReduce group whose ring order TopoOpt chooses (§4.3, mutability), all-to-all and
-  pipeline bytes its point-to-point traffic, so its degree shapes the topology. The OCS's 10 ms reconfiguration is per job, not per iteration, and is left
-  out. A fabric that cannot carry the traffic raises
-  :class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair
-  beyond reach).
+- fabrics configured by a solver (SiP-OCS by ``circuits``, direct-connect by
+  ``topology``) are configured **once**, for the whole iteration's traffic (SiP-ML §3.3
+  configures the OCS once per job; TopoOpt §4 once per job), and a traffic's time is
+  the problem kind's own ``evaluate`` of that traffic on that configuration (circuits
+  dedicated to a pair; host forwarding over the chosen routes). The OCS's 10 ms
+  reconfiguration is per job, not per iteration, and is left out. Direct-connect gets
+  the job's real collective groups (:class:`MutableRingDelivery`): every TP, DP, DP_EP
+  and EP ring collective is an AllReduce group whose ring order TopoOpt chooses (§4.3,
+  mutability), all-to-all and pipeline bytes its point-to-point traffic, so its degree
+  shapes the topology;
+- SiP-Ring (``wavelengths``) retunes in 25 us and is reconfigured per collective phase
+  (:class:`PerPhaseDelivery`): each collective gets its own lightpaths, in rounds when
+  one configuration cannot carry it, each round paying one retuning, on top of the
+  ring's duty cycle.
+
+A fabric that cannot carry the traffic raises
+:class:`~fabricopt.errors.InfeasibleInstance` saying why (too few ports, a pair beyond
+reach).
 
 Why this is SimAI-Analytical on Elect-Cluster: SimAI prices a collective at a bus
 bandwidth — TP on NVLink; DP AllGather / ReduceScatter over the NICs of the group's
@@ -95,14 +100,14 @@ from fabricopt.problems import evaluate, instance_from_dict
 from fabricopt.problems._validate import as_float, as_int, fail
 import numpy as np
 
-from fabricopt.fabrics.models import Allocation, DirectConnect, ElectCluster, Fabric
+from fabricopt.fabrics.models import Allocation, DirectConnect, ElectCluster, Fabric, SipRing
 from fabricopt.fabrics.traffic import AllReduce, Traffic
 from fabricopt.fabrics.simai.workload import SimAIWorkload, SparseTraffic, member_bytes
 from fabricopt.fabrics.simai.efficiency import Efficiency, read_efficiency, simai_efficiency
 
 __all__ = ["MODES", "GIB_BYTES", "SMALL_MESSAGE_BYTES", "SMALL_MESSAGE_S", "gib_per_s_to_gbps",
            "simai_cluster", "SimAIIterationTime", "simai_iteration_time", "Delivery",
-           "MutableRingDelivery", "make_delivery",
+           "MutableRingDelivery", "PerPhaseDelivery", "make_delivery",
            "REPORT_GROUPS"]
 
 #: Collective pricing modes.
@@ -156,6 +161,10 @@ class Delivery:
     (``per_member``, default all of it); the others price every traffic alone. Every
     price is linear in the traffic's bytes.
     """
+
+    def phase_delay_s(self, kind: str, shape: str) -> float:
+        """Seconds a collective of ``kind`` and ``shape`` pays to reconfigure the fabric."""
+        return 0.0
 
     def __init__(self, fabric: Fabric, workload: SimAIWorkload, gpus: int,
                  per_member: Mapping | None = None):
@@ -257,8 +266,77 @@ class MutableRingDelivery(Delivery):
         return self._priced(traffic)
 
 
+class PerPhaseDelivery(Delivery):
+    """A :class:`Delivery` for fabrics that reconfigure per collective phase (SiP-Ring:
+    its microring resonators retune in ``reconfig_s``, SiP-ML §3.1, A.1).
+
+    Each collective gets its own configuration and pays one retuning. A traffic the
+    ring cannot carry in one configuration (too few wavelengths on a segment) runs in
+    rounds, one after another, each a configuration of its own paying one retuning: an
+    all-to-all as ``n - 1`` rounds (member ``i`` to member ``i + s`` in round ``s``),
+    and any traffic still too dense split into ``k`` rounds by sender (GPU ``i`` in round
+    ``i mod k``), the smallest ``k`` that fits. A pair beyond the ring's reach cannot
+    be carried in any round.
+    """
+
+    #: The most rounds a traffic is split into before it is declared infeasible.
+    max_split = 64
+
+    def __init__(self, fabric: Fabric, workload: SimAIWorkload, gpus: int):
+        self.fabric = fabric
+        self.workload = workload
+        self.gpus = gpus
+        self.allocation = None
+        self.configured = False
+        self._rounds: dict = {}
+        self.rounds_of_last = 1
+
+    def seconds(self, traffic: SparseTraffic) -> float:
+        self.rounds_of_last = 1
+        if traffic.total_bytes <= 0:
+            return 0.0
+        try:
+            return self._priced(traffic.to_traffic())
+        except InfeasibleInstance as exc:
+            if "beyond max_hops" in str(exc):
+                raise
+            first = exc
+        for k in range(2, self.max_split + 1):
+            try:
+                total = sum(self._priced(SparseTraffic.from_pairs(
+                    self.gpus, traffic.src[keep], traffic.dst[keep],
+                    traffic.bytes[keep]).to_traffic())
+                    for keep in (traffic.src % k == r for r in range(k)) if keep.any())
+            except InfeasibleInstance:
+                continue
+            self.rounds_of_last = k
+            return total
+        raise first
+
+    def pattern_seconds(self, kind, shape, member_bytes):
+        if shape != "alltoall":
+            out = super().pattern_seconds(kind, shape, member_bytes)
+            self._rounds[kind, shape] = self.rounds_of_last
+            return out
+        members = self.workload.groups(self.gpus)[kind]
+        total, rounds = 0.0, 0
+        for shift in range(1, members.shape[1]):
+            total += self.seconds(SparseTraffic.from_pairs(
+                self.gpus, members.ravel(), np.roll(members, -shift, axis=1).ravel(),
+                np.full(members.size, float(member_bytes))))
+            rounds += self.rounds_of_last
+        self._rounds[kind, shape] = max(rounds, 1)
+        return total
+
+    def phase_delay_s(self, kind: str, shape: str) -> float:
+        return self._rounds.get((kind, shape), 1) * float(self.fabric.reconfig_s)
+
+
 def make_delivery(fabric: Fabric, workload: SimAIWorkload, gpus: int) -> Delivery:
-    """The :class:`Delivery` of ``fabric``: mutable rings on direct-connect."""
+    """The :class:`Delivery` of ``fabric``: mutable rings on direct-connect, one
+    configuration per collective phase on SiP-Ring, one per job on the others."""
+    if isinstance(fabric, SipRing):
+        return PerPhaseDelivery(fabric, workload, gpus)
     cls = MutableRingDelivery if isinstance(fabric, DirectConnect) else Delivery
     return cls(fabric, workload, gpus)
 
@@ -434,7 +512,8 @@ def simai_iteration_time(workload: SimAIWorkload, fabric: Fabric, gpus: int, *,
                 factor = 1.0 if eff is None else eff.collective_factor(
                     c.group, c.op, c.bytes, tp=workload.tp, ep=workload.ep,
                     gpus_per_server=per_server)
-                t = unit[c.group, shape] * nbytes / factor
+                t = (unit[c.group, shape] * nbytes / factor
+                     + delivery.phase_delay_s(c.group, shape))
             comm[c.group] += t
             if _bubble_rows(c):
                 bubble_comm_s += t

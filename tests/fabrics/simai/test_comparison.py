@@ -72,10 +72,19 @@ def test_cli_compare_simai_bad_input_is_one_line(tmp_path, capsys, args, message
     assert code == 2 and message in err and err.count("\n") == 1, err
 
 
-def test_an_infeasible_fabric_is_a_row_with_its_reason():
-    rows = compare_simai(MOE, 384, [400.0], ["sip-ocs", "sip-ring"])
+def test_an_infeasible_fabric_is_a_row_with_its_reason_and_the_option_to_change():
+    rows = compare_simai(MOE, 384, [400.0], ["sip-ocs", "sip-ring"], switches=16, max_hops=16)
     assert [r.iteration_s for r in rows] == [None, None]
     assert "has only 16 ports" in rows[0].note and "hops apart" in rows[1].note
+    assert "set switches (--switches) to at least 18" in rows[0].note
+    assert "set max_hops (--max-hops) to at least 32" in rows[1].note
+
+
+def test_optical_defaults_carry_the_job_and_say_so():
+    rows = compare_simai(MOE, 384, [400.0], ["sip-ocs", "sip-ring"])
+    assert all(r.iteration_s is not None for r in rows)
+    assert "switches = 18: the job's busiest GPU has 18 peers" in rows[0].note
+    assert "max_hops = 32: the job's farthest pair is 32 hops apart" in rows[1].note
 
 
 def test_compare_dispatches_traffic_workloads():

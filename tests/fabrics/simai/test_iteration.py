@@ -250,3 +250,42 @@ def test_direct_connect_at_384_gpus_responds_to_degree_and_bandwidth(moe):
     base, fast = (simai_iteration_time(moe, DirectConnect(8, k * per_gpu / 8), 384,
                                        small_message_s=0.0) for k in (1, 2))
     assert fast.exposed_comm_s == pytest.approx(base.exposed_comm_s / 2, rel=1e-6)
+
+
+def test_sip_ring_reconfigures_per_phase_and_pays_a_retuning_each():
+    # Two collectives of different groups: each gets its own lightpaths (a job-wide
+    # schedule would split the wavelengths between them) and one 25 us retuning.
+    w = parse_simai("T model_parallel_NPU_group: 2 ep: 1 pp: 1\n1\n"
+                    "l -1 1 ALLREDUCE 100000000 1 NONE 0 1 ALLREDUCE 100000000 0\n")
+    ring = SipRing(4, max_hops=3)
+    t = simai_iteration_time(w, ring, 4, efficiency=None)
+    # Each group alone: a ring of 2 members, every member sends 1e8 bytes to its
+    # partner on all 4 wavelengths (one hop), at the duty cycle.
+    alone = 1e8 * 8 / (4 * 25e9) / ring.duty_cycle + ring.reconfig_s
+    assert t.exposed_by_group_s["TP"] == pytest.approx(alone)
+    assert t.exposed_by_group_s["DP"] == pytest.approx(alone)
+    assert t.allocation is None
+
+
+def test_sip_ring_runs_a_dense_all_to_all_in_rounds():
+    # All-to-all over 8 GPUs with 1 wavelength: one round per peer, one retuning each.
+    w = parse_simai("T model_parallel_NPU_group: 1 ep: 8 pp: 1\n1\n"
+                    "l -1 1 ALLTOALL_EP 80000000 1 NONE 0 1 NONE 0 0\n")
+    ring = SipRing(1, max_hops=7)
+    t = simai_iteration_time(w, ring, 8, efficiency=None)
+    assert math.isfinite(t.exposed_by_group_s["EP"])
+    # Every GPU sends 7 x 1e7 bytes through its one 25 Gbps transmitter: a lower bound.
+    assert t.exposed_by_group_s["EP"] >= 7 * 1e7 * 8 / 25e9 / ring.duty_cycle
+
+
+@pytest.mark.slow
+def test_optical_what_ifs_at_384_gpus_respond_to_switches_and_bandwidth(moe):
+    per_gpu = gib_per_s_to_gbps(48.5)
+    ocs = {q: simai_iteration_time(moe, SipOcs(q, per_gpu), 384) for q in (18, 24)}
+    assert ocs[18].iteration_s != pytest.approx(ocs[24].iteration_s)
+    fast = simai_iteration_time(moe, SipOcs(18, 2 * per_gpu), 384, small_message_s=0.0)
+    base = simai_iteration_time(moe, SipOcs(18, per_gpu), 384, small_message_s=0.0)
+    assert fast.exposed_comm_s == pytest.approx(base.exposed_comm_s / 2, rel=1e-6)
+    ring = simai_iteration_time(moe, SipRing(17, max_hops=32), 384)
+    wider = simai_iteration_time(moe, SipRing(34, max_hops=32), 384)
+    assert wider.exposed_comm_s < ring.exposed_comm_s
