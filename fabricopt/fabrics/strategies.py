@@ -28,12 +28,13 @@ Iteration time on a fabric (:func:`price_strategy`) is the model of
     iteration_s = max(compute_s + mp_s + allreduce_s, fabric_s)
 
 ``compute_s`` is the busiest server's compute (each op's compute at the global batch
-over its ``g``), ``mp_s`` the fabric's time to deliver the activation traffic alone on
+over its ``g``) or, if longer, the op graph's critical path at those durations,
+``mp_s`` the fabric's time to deliver the activation traffic alone on
 the configuration it chose for the whole iteration, ``allreduce_s`` the rings at their
 pair rates, ``fabric_s`` the time to deliver everything at once. Stated
-simplifications: ops on different servers overlap perfectly (the busiest server's load
-is the compute term; a dependency chain across servers is not lengthened), compute
-does not overlap communication.
+simplifications: ops on different servers overlap wherever the graph allows (no
+pipelining of micro-batches, no scheduling gaps beyond those two bounds), compute does
+not overlap communication.
 
 References
 ----------
@@ -186,7 +187,7 @@ def greedy_start(graph: OpGraph, servers: int) -> Strategy:
     Examples
     --------
     >>> g = OpGraph([{"id": "emb", "compute_s": 0.0, "params_bytes": 100.0},
-    ...              {"id": "mlp", "compute_s": 1.0, "params_bytes": 6.0}],
+    ...              {"id": "mlp", "compute_s": 1.0, "params_bytes": 3.0}],
     ...             [{"src": "emb", "dst": "mlp", "bytes": 8.0}])
     >>> greedy_start(g, 4).configs["emb"], greedy_start(g, 4).summary()
     (OpConfig(replicas=1, offset=0), 'hybrid: 1 data, 1 model')
@@ -313,14 +314,37 @@ def strategy_traffic(graph: OpGraph, strategy: Strategy) -> Traffic:
 
 
 def strategy_compute_s(graph: OpGraph, strategy: Strategy) -> float:
-    """The busiest server's compute: each op's ``compute_s`` (global batch) over its
-    servers, summed per server."""
+    """The compute term: the larger of the busiest server's load (each op's
+    ``compute_s`` at the global batch over its servers, summed per server) and the
+    critical path of the op graph with each op taking ``compute_s / replicas`` (ops
+    on other servers overlap only where the graph lets them: layers of a chain run one
+    after another wherever they are placed).
+
+    Examples
+    --------
+    A chain of two layers on disjoint halves takes both layers' time, not the larger.
+
+    >>> g = OpGraph([{"id": "a", "compute_s": 4.0}, {"id": "b", "compute_s": 4.0}],
+    ...             [{"src": "a", "dst": "b", "bytes": 0.0}])
+    >>> strategy_compute_s(g, Strategy(4, {"a": OpConfig(2, 0), "b": OpConfig(2, 1)}))
+    4.0
+    >>> strategy_compute_s(g, data_parallel(g, 4))
+    2.0
+    """
     strategy.check(graph)
     load = np.zeros(strategy.servers)
+    duration = {}
     for op in graph.ops:
         c = strategy.configs[op.id]
-        load[list(c.members(strategy.servers))] += op.compute_s / c.replicas
-    return float(load.max())
+        duration[op.id] = op.compute_s / c.replicas
+        load[list(c.members(strategy.servers))] += duration[op.id]
+    preds: dict[str, list[str]] = {}
+    for e in graph.edges:
+        preds.setdefault(e.dst, []).append(e.src)
+    finish: dict[str, float] = {}
+    for op in graph.topological_order():
+        finish[op] = max((finish[p] for p in preds.get(op, ())), default=0.0) + duration[op]
+    return float(max(load.max(), max(finish.values(), default=0.0)))
 
 
 def activation_time_s(fabric: Fabric, allocation: Allocation, traffic: Traffic) -> float:
