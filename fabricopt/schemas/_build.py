@@ -260,6 +260,9 @@ def _compare() -> dict:
                                     "description": "Exposed seconds per group (DP, DP_EP, TP, "
                                                    "EP, PP)."},
         "bubble_s": seconds | {"description": "Pipeline bubble (s)."},
+        "rules": {"enum": ["physical", "simai"],
+                  "description": "The pricing rules: the cluster's physics, or "
+                                 "SimAI-Analytical's own (compare --rules)."},
     }, doc="A point of a traffic (AICB/SimAI) workload, SimAI-Analytical's composition.")
     op_graph["title"], traffic["title"] = "op-graph row", "traffic row"
     return _top("compare", _array({"oneOf": [op_graph, traffic]},
