@@ -32,7 +32,7 @@ A method declares, when it registers (docs/methods.rst)::
 - ``exact`` / ``bound_only``: proves optimality when it finishes / returns a bound
   and no solution.
 
-A method registered **without** ``options`` (a plug-in written before the contract)
+A method registered **without** ``options`` (a plug-in that declares none)
 keeps working: its options are inferred from its signature by
 :func:`~fabricopt.methods.options.infer_options` (each keyword with a default, typed
 by the default's type), and a ``**kwargs`` method accepts any name unchecked.
