@@ -187,8 +187,7 @@ def infer_options(fn: Callable[..., Any]) -> tuple[tuple[Option, ...], bool]:
     Every parameter with a default other than ``time_limit`` and ``seed`` is an
     option; its type is that of the default when the default is an int, float, bool
     or str, else unchecked (``type=None``). ``takes_any`` is True when ``fn`` has a
-    ``**kwargs``: names beyond these are then passed through unchecked, as before
-    options were declared.
+    ``**kwargs``: names beyond these are then passed through unchecked.
     """
     try:
         params = inspect.signature(fn).parameters
