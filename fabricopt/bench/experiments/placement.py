@@ -54,7 +54,7 @@ _QUICK = {"gap": (range(4), 120.0), "families": ({"k16-p3": FAMILIES["k16-p3"]},
           "kl": ((("resnet50", 8),), 64)}
 _KL_FABRICS = ("sip-ocs", "elect-flat")
 _KL_GBPS = 1024.0
-# Issue 3's speed target: sipml places at least this many sub-ops in under this time.
+# SiP-ML's speed target: sipml places at least this many sub-ops in under this time.
 _TARGET_OPS, _TARGET_S = 20000, 2.0
 _BIG_OPS = 5000          # families above this many sub-ops: 1 seed, a quarter of the evals
 
@@ -161,7 +161,7 @@ def _speed_lines(rows: list[dict], folder: Path) -> list[str]:
             f"CPU times best of {repeats}; `sipml-ls` has a wall-clock budget of "
             f"{runs[0]['sizes'].get('ls_budget_s'):g} s (so its evals depend on the load).",
             "", markdown_table(header, body), "",
-            f"- Issue 3's target, `sipml` under {_TARGET_S:g} s on at least {_TARGET_OPS:,} "
+            f"- SiP-ML's speed target, `sipml` under {_TARGET_S:g} s on at least {_TARGET_OPS:,} "
             f"sub-ops: {target}.",
             "", "CSV: `placement-speed.csv`."]
 

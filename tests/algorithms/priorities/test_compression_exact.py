@@ -20,7 +20,7 @@ from fabricopt.problems.priorities import PrioritiesInstance, generate
 from crux_helpers import brute_force_priorities
 from .test_compression import dags
 
-# Issue 14's counterexample, K = 2: the optimum 29 puts {5, 4, 2} high.
+# A counterexample to the DP, K = 2: the optimum 29 puts {5, 4, 2} high.
 SIX = [(2, 1, 8.0), (4, 0, 9.0), (4, 2, 6.0), (5, 0, 4.0), (5, 3, 8.0), (5, 4, 5.0)]
 
 
