@@ -42,7 +42,7 @@ STARTUP_S = 10.0
 
 def raw_controls(text: str) -> list[str]:
     """The control, format and line-separator characters in ``text`` (line breaks
-    between lines excepted), as ``U+XXXX``: what must never reach a terminal raw.
+    between lines excepted), as code points (``U+001B``): what must never reach a terminal raw.
 
     Examples
     --------
