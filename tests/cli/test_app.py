@@ -1,5 +1,7 @@
 """The command's dispatch and exit codes (fabricopt.cli.app)."""
 
+import logging
+
 from fabricopt.cli import app
 
 
@@ -21,5 +23,11 @@ def test_a_fabric_error_exits_2_and_any_other_error_is_a_bug(monkeypatch, capsys
     assert app.main(["methods"]) == 1
     err = capsys.readouterr().err
     assert "fabricopt: internal error: KeyError" in err and "Traceback" not in err
-    assert app.main(["-v", "methods"]) == 1
-    assert "Traceback" in capsys.readouterr().err
+    logger = logging.getLogger("fabricopt")
+    handlers, level = list(logger.handlers), logger.level
+    try:
+        assert app.main(["-v", "methods"]) == 1
+        assert "Traceback" in capsys.readouterr().err
+    finally:   # -v hangs a handler on the captured stderr: later tests must not log to it
+        logger.handlers[:] = handlers
+        logger.setLevel(level)
