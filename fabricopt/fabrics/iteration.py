@@ -14,35 +14,39 @@ l-way data parallelism (DP) across them (SiP-ML §3.2). The model:
    the placement in every group plus one DP ring-AllReduce per GPU position
    (:func:`~fabricopt.fabrics.traffic.hybrid_traffic`), giving the pair rates and the
    communication time of :class:`~fabricopt.fabrics.models.Allocation`.
-3. **Time it**: re-time each group's placement keeping its GPUs and its per-GPU op
-   order, a cross-GPU dependency taking ``8*bytes / pair_gbps`` (the MP critical path);
-   add the ring-AllReduce at the pair rates of the rings (SiP-ML's ``paper/run.py``
-   also adds it after the step); and never finish before the fabric can deliver the
+3. **Time it**: run each group's placement keeping its GPUs and its per-GPU op order,
+   every op as soon as its GPU is free and its inputs have arrived, with the
+   cross-GPU transfers as fluid flows sharing the fabric's links max-min fairly as
+   they come and go (:func:`~fabricopt.fabrics.flows.step_s`: the MP step); add the
+   ring-AllReduce at the pair rates of the rings (SiP-ML's ``paper/run.py`` also adds
+   it after the step); and never finish before the fabric can deliver the
    iteration's traffic::
 
        iteration_s = max(mp_s + allreduce_s, fabric_s)
 
 One rule for every fabric: compute and model-parallel transfers overlap along the
-critical path, the AllReduce follows the step, and the iteration never ends before
-the fabric can deliver its whole traffic. Every fabric prices a transfer at the rate
-its configuration gives the pair: an OCS's circuits and a ring's lightpaths, set once
-for the iteration's whole traffic; on a packet switch, the transfer's proportional
-share of the ports it crosses among the transfers of its phase — the step's
-model-parallel transfers, then the AllReduce's hops
-(:func:`~fabricopt.fabrics.models.port_shares`) — so concurrent transfers share an
-electrical port as they share an OCS's circuits.
+schedule, the AllReduce follows the step, and the iteration never ends before the
+fabric can deliver its whole traffic. The step's transfers share what the fabric
+gives them (:attr:`~fabricopt.fabrics.models.Allocation.links`): a packet switch's
+ports (and a server's uplink), split among the transfers in progress, so a lone
+transfer gets the whole port; an OCS's circuits and a ring's lightpaths, set once
+for the iteration's whole traffic, split among that pair's transfers in progress.
+With one transfer per port at a time the two agree exactly (tested). The AllReduce's
+ring hops, all of equal size and concurrent, get their proportional share of the
+ports on a switch (:func:`~fabricopt.fabrics.models.port_shares`) and their circuits
+on an OCS.
 
-Simplifications, stated: rates are fixed for the iteration (a fluid model, not a
-packet simulation); latency, launch overheads and activation memory are ignored; a
-layer's forward and backward are one op (see :mod:`~fabricopt.fabrics.workloads`);
-the fabric is configured once for the iteration's total traffic. Because the
-critical path is a longest path over fixed orders, it never grows when pair rates
-grow, and the fabric term never grows when the fabric gets faster, so iteration time
-is monotone in bandwidth for a fixed placement. :class:`ElectFlat` delivers any
-traffic in the port bound, and a transfer on it never gets less than on a packet
-switch of equal per-GPU bandwidth, so it is never slower than those on the same
-placement; an OCS's fixed circuits can give one critical transfer more than its
-proportional share, so only Elect-Flat's delivery time bounds SiP-OCS's.
+Simplifications, stated: a fluid model, not a packet simulation; latency, launch
+overheads and activation memory are ignored; a layer's forward and backward are one
+op (see :mod:`~fabricopt.fabrics.workloads`); the optical fabrics are configured once
+for the iteration's total traffic. Max-min fairness does not know the critical path:
+a transfer that starts sooner on faster links may overlap a critical one, and a
+fabric that holds back a non-critical transfer (a slow uplink, a fixed circuit) may
+let a critical one through sooner, so iteration time is not always monotone in
+bandwidth and another fabric can end a step before :class:`ElectFlat` on some plans
+(:mod:`~fabricopt.fabrics.flows` gives the example). What holds on every plan: no
+fabric ends the step before every transfer alone at the per-GPU bandwidth, nor
+delivers the traffic before Elect-Flat's port bound.
 
 References
 ----------
@@ -63,6 +67,7 @@ from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailabl
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.methods import solve
+from fabricopt.fabrics.flows import step_s
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
 from fabricopt.fabrics.traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
 from fabricopt.fabrics.workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
@@ -341,7 +346,8 @@ class IterationTime:
     compute_s : float
         The placement's critical path with infinitely fast links.
     mp_s : float
-        The critical path with the fabric's pair rates.
+        The step with its transfers sharing the fabric's links
+        (:func:`~fabricopt.fabrics.flows.step_s`).
     allreduce_s : float
         The DP ring-AllReduce at the rings' pair rates (0 when l = 1).
     fabric_s : float
@@ -472,7 +478,8 @@ def _price(plan: Plan, fabric: Fabric) -> IterationTime:
     """Steps 2 and 3 of the model for a placed job."""
     allocation = fabric.allocate(plan.traffic())
     compute_s = _critical_path_s(plan, None)
-    mp_s = _critical_path_s(plan, allocation.pair_gbps) if plan.k > 1 else compute_s
+    mp_s = (step_s(plan.ops, plan.deps, plan.gpu, plan.k, plan.l, allocation.step_links())
+            if plan.k > 1 and plan.mp_bytes.any() else compute_s)
     allreduce_s = allocation.allreduce_s()
     total = max(mp_s + allreduce_s, allocation.comm_time_s)
     return IterationTime(total, compute_s, mp_s, allreduce_s, allocation.comm_time_s,
