@@ -3,7 +3,7 @@
 Every GPU runs its ops in the placement's order, each as soon as the GPU is free and
 every input has arrived. When an op ends, each of its outputs bound for another GPU
 becomes a flow of its bytes; the flows in progress share the fabric's links max-min
-fairly (progressive filling, :func:`fabricopt.problems._flowstate.fill_list`), and
+fairly (progressive filling, as the ``crux`` kind's simulator shares links), and
 their rates change only when a flow starts or ends, so time jumps from event to event.
 
 What a fabric's flows share is a :class:`Links`: capacities and, per GPU pair, the
@@ -39,12 +39,14 @@ from typing import Callable, Hashable
 
 import numpy as np
 
-from fabricopt.problems._flowstate import fill_list
 
 __all__ = ["Links", "pair_links", "port_links", "step_s"]
 
 # Flows whose finish times lie within this fraction of the clock end together.
 _EVENT_RTOL = 1e-12
+# Transfers of one pair overlapping by less than this fraction of the step are
+# taken to run one after the other (a float-rounding margin).
+_OVERLAP_RTOL = 1e-9
 
 
 @dataclass(frozen=True, eq=False)
@@ -264,16 +266,21 @@ class _Schedule:
             end[op] = start + self.compute[op]
             free[g] = end[op]
         shared = np.zeros(l, dtype=bool)
-        for moves in transfers.values():
-            if len(moves) < 2:
-                continue
-            begin = np.array([end[s] for s, _ in moves])
-            finish = begin + np.array([delay for _, delay in moves])
-            order = np.argsort(begin, axis=0, kind="stable")
-            begin = np.take_along_axis(begin, order, axis=0)
-            finish = np.maximum.accumulate(np.take_along_axis(finish, order, axis=0), axis=0)
-            gap = begin[1:] - finish[:-1]
-            shared |= (gap < -_EVENT_RTOL * np.maximum(finish[:-1], 1e-300)).any(axis=0)
+        moves = [(p, s, delay) for p, items in enumerate(transfers.values()) if len(items) > 1
+                 for s, delay in items]
+        if moves:
+            # Sort each group's transfers by (pair, start) in one argsort: pair p's
+            # times are offset by p spans, so no two pairs' intervals interleave.
+            pair = np.array([p for p, _, _ in moves], dtype=float)[:, None]
+            begin = end[[s for _, s, _ in moves]]
+            finish = begin + np.array([delay for _, _, delay in moves])
+            span = float(np.nanmax(np.where(np.isfinite(finish), finish, 0.0))) + 1.0
+            order = np.argsort(pair * span + begin, axis=0, kind="stable")
+            begin = np.take_along_axis(pair * span + begin, order, axis=0)
+            finish = np.maximum.accumulate(
+                np.take_along_axis(pair * span + finish, order, axis=0), axis=0)
+            shared = ((begin[1:] < finish[:-1] - _OVERLAP_RTOL * span).any(axis=0)
+                      | ~np.isfinite(finish).all(axis=0))
         return end.max(axis=0), shared
 
     def run(self, bases: list[int], links: Links) -> float:
@@ -288,7 +295,14 @@ class _Schedule:
         rates: list = []
         done = 0
         clock = 0.0
-        capacity = links.capacity_gbps
+        known: dict[int, float] = {}
+        fills: dict[tuple, list] = {}
+
+        def capacity(r: int) -> float:
+            c = known.get(r)
+            if c is None:
+                c = known[r] = float(links.capacity_gbps[r])
+            return c
 
         def try_start(slot: int, now: float) -> None:
             g, gpu = divmod(slot, k)
@@ -308,7 +322,10 @@ class _Schedule:
         changed = False
         while running or flows:
             if changed:
-                rates = _fill(flows, capacity)
+                key = tuple(flow[1] for flow in flows)
+                rates = fills.get(key)
+                if rates is None:
+                    rates = fills[key] = _fill(list(key), capacity)
                 changed = False
             next_op = running[0][0] if running else math.inf
             next_flow, first = math.inf, -1
@@ -365,14 +382,40 @@ class _Schedule:
         return clock
 
 
-def _fill(flows: list, capacity: np.ndarray) -> list[float]:
-    """Max-min fair rates (Gbps) of the flows in progress on their links."""
-    compact: dict[int, int] = {}
-    paths = []
-    for _, route, _ in flows:
-        paths.append(tuple(compact.setdefault(r, len(compact)) for r in route))
-    cap = [0.0] * len(compact)
-    for r, c in compact.items():
-        cap[c] = float(capacity[r])
-    m = len(flows)
-    return fill_list(cap, paths, [math.inf] * m, [0] * m)
+def _fill(routes: list, capacity: Callable[[int], float]) -> list[float]:
+    """Max-min fair rates (Gbps) of flows on their links, by progressive filling: the
+    link with the least capacity left per unfrozen flow fixes those flows' rate.
+
+    Examples
+    --------
+    Bertsekas & Gallager's shape: f0 on links 0 and 1, f1 on 0, f2 on 1.
+
+    >>> _fill([(0, 1), (0,), (1,)], [1.0, 2.0].__getitem__)
+    [0.5, 0.5, 1.5]
+    """
+    users: dict[int, list] = {}
+    for f, route in enumerate(routes):
+        for r in route:
+            users.setdefault(r, []).append(f)
+    if len(users) == sum(map(len, routes)):             # no link shared: each its own
+        return [min(capacity(r) for r in route) for route in routes]
+    if all(len(route) == 1 for route in routes):        # one link each: an even split
+        return [capacity(r) / len(users[r]) for (r,) in routes]
+    residual = {r: capacity(r) for r in users}
+    count = {r: len(u) for r, u in users.items()}
+    rate = [0.0] * len(routes)
+    frozen = [False] * len(routes)
+    while count:
+        tight = min(count, key=lambda r: residual[r] / count[r])
+        share = residual[tight] / count[tight]
+        for f in users[tight]:
+            if frozen[f]:
+                continue
+            frozen[f] = True
+            rate[f] = share
+            for r in routes[f]:
+                residual[r] -= share
+                count[r] -= 1
+                if not count[r]:
+                    del count[r]
+    return rate
