@@ -120,8 +120,9 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     At each bandwidth, every fabric gets its best (k, l) by
     :func:`~fabricopt.fabrics.iteration.search_iteration_time` with its own placement
     method; then every fabric also prices the placements the others found there that
-    keep within its degree limit, so Elect-Flat — no limit, the port bound on any
-    placement — is never slower than a packet switch of equal per-node bandwidth.
+    keep within its degree limit, so Elect-Flat — no limit — prices every placement
+    found. (It still is not always the fastest: its ports are shared max-min fairly,
+    which does not know the critical path; see :mod:`~fabricopt.fabrics.flows`.)
     Placements are cached between fabrics that would compute the same one.
 
     Parameters

@@ -58,7 +58,9 @@ References
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -125,6 +127,11 @@ class Plan:
     @property
     def gpus(self) -> int:
         return self.k * self.l
+
+    @cached_property
+    def compute_s(self) -> float:
+        """The step with infinitely fast links (the placement's compute critical path)."""
+        return _critical_path_s(self, None)
 
     def traffic(self) -> Traffic:
         """The whole job's per-iteration traffic (MP in each group + DP rings)."""
@@ -465,7 +472,10 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
              f"is not a placement of {workload.name} with k = {k}, l = {l}")
     _check_memory(plan, memory_bytes)
     best = _price(plan, fabric)
-    if serial_fallback and k > 1 and not plan.serial:
+    # One GPU runs a group's ops back to back: never sooner than their sum, so a
+    # placement already that fast needs no second pricing.
+    if (serial_fallback and k > 1 and not plan.serial
+            and sum(c for _, c in plan.ops) < best.total_s):
         alone = serial_plan(plan)
         if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
             other = _price(alone, fabric)
@@ -474,10 +484,34 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
     return best
 
 
+#: Fabric configurations remembered for the traffic they were made for: a search
+#: prices the same traffic on one fabric many times (every one-GPU fallback of a
+#: (k, l), the placements other fabrics found); at most this many, newest kept.
+_ALLOCATIONS_MAX = 16
+_allocations: OrderedDict = OrderedDict()
+
+
+def _allocate(fabric: Fabric, plan: Plan) -> Allocation:
+    """``fabric.allocate(plan.traffic())``, remembered per fabric and traffic."""
+    try:
+        key = (fabric, plan.k, plan.l, plan.mp_bytes.tobytes(), plan.params_bytes.tobytes())
+        hash(key)
+    except TypeError:                   # a fabric with unhashable fields: not remembered
+        return fabric.allocate(plan.traffic())
+    found = _allocations.get(key)
+    if found is None:
+        found = _allocations[key] = fabric.allocate(plan.traffic())
+        while len(_allocations) > _ALLOCATIONS_MAX:
+            _allocations.popitem(last=False)
+    else:
+        _allocations.move_to_end(key)
+    return found
+
+
 def _price(plan: Plan, fabric: Fabric) -> IterationTime:
     """Steps 2 and 3 of the model for a placed job."""
-    allocation = fabric.allocate(plan.traffic())
-    compute_s = _critical_path_s(plan, None)
+    allocation = _allocate(fabric, plan)
+    compute_s = plan.compute_s
     mp_s = (step_s(plan.ops, plan.deps, plan.gpu, plan.k, plan.l, allocation.step_links())
             if plan.k > 1 and plan.mp_bytes.any() else compute_s)
     allreduce_s = allocation.allreduce_s()

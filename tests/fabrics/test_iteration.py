@@ -236,3 +236,17 @@ def test_search_refuses_a_traffic_workload_in_one_line():
     with pytest.raises(InvalidInstance, match=r"^workload = 'simai-micro': a traffic workload "
                                               r"\(SimAI/AICB\) carries its own parallelism"):
         search_iteration_time("simai-micro", ElectFlat(400.0), 8)
+
+
+@settings(max_examples=20)
+@given(random_plans())
+def test_remembered_configurations_price_as_fresh_ones(plan):
+    import fabricopt.fabrics.iteration as iteration
+
+    fabric = SipOcs(4, 100.0)
+    first = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan)
+    again = iteration_time(TOY, SipOcs(4, 100.0), plan.gpus, plan.k, plan.l, plan=plan)
+    iteration._allocations.clear()
+    fresh = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan)
+    assert first.total_s == again.total_s == fresh.total_s
+    assert len(iteration._allocations) <= iteration._ALLOCATIONS_MAX
