@@ -58,6 +58,7 @@ References
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -71,12 +72,14 @@ from fabricopt.problems.opgraph import OpGraph
 from fabricopt.methods import solve
 from fabricopt.fabrics.flows import step_s
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
-from fabricopt.fabrics.traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
+from fabricopt.fabrics.traffic import (Traffic, hybrid_traffic, mp_traffic, params_per_gpu,
+                                      port_bound_s, ring_allreduce_bytes, transfer_s)
 from fabricopt.fabrics.workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                                          TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
 __all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
            "iteration_time", "search_iteration_time", "serial_plan", "DEFAULT_TAU_S",
+           "lower_bound_s",
            "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
@@ -520,12 +523,35 @@ def _price(plan: Plan, fabric: Fabric) -> IterationTime:
                          plan, fabric, allocation)
 
 
+def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
+    """No fabric of ``fabric.per_node_gbps`` per GPU ends ``plan``'s iteration sooner.
+
+    No fabric gives a transfer more than its per-node bandwidth, and sharing never
+    speeds a transfer up, so the step takes at least its longest path with every
+    transfer alone at that bandwidth; each GPU then sends its AllReduce bytes through
+    its port; and the whole traffic needs the port bound.
+
+    Examples
+    --------
+    >>> from fabricopt.fabrics.models import ElectFlat
+    >>> t = iteration_time("resnet50", ElectFlat(400.0), gpus=8, k=1, l=8)
+    >>> lower_bound_s(t.plan, ElectFlat(400.0)) <= t.total_s
+    True
+    """
+    gbps = fabric.per_node_gbps
+    step = (_critical_path_s(plan, np.full((plan.gpus, plan.gpus), gbps))
+            if plan.k > 1 and plan.mp_bytes.any() else plan.compute_s)
+    ring = ring_allreduce_bytes(plan.l, float(plan.params_bytes.max())) if plan.l > 1 else 0.0
+    return max(step + transfer_s(ring, gbps), port_bound_s(plan.traffic(), gbps))
+
+
 def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
                           extra_plans=(), plan_cache: dict | None = None,
-                          priced: list | None = None,
+                          priced: list | None = None, placed: list | None = None,
+                          prune: bool = False, beat_s: float = math.inf,
                           progress: Callable[[str], None] | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
@@ -534,8 +560,11 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
-    ``priced``, a list, receives every feasible :class:`IterationTime` computed.
-    ``progress``, if given, is called with a line before each (k, l) is placed and
+    ``priced``, a list, receives every feasible :class:`IterationTime` computed;
+    ``placed``, a list, every placement made or reused. With ``prune``, a placement
+    whose :func:`lower_bound_s` (and its one-GPU fallback's) is no less than the best
+    time found so far, or than ``beat_s`` (a time found elsewhere), is not priced: it
+    cannot be kept. ``progress``, if given, is called with a line before each (k, l) is placed and
     priced, so a long search shows where it is.
 
     Raises
@@ -584,6 +613,13 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                                             gpu_flops=gpu_flops, seed=seed,
                                             memory_bytes=memory_bytes)
                 plan = plan_cache[key]
+            if plan is not None and placed is not None:
+                placed.append(plan)
+            target = min(beat_s, math.inf if best is None else best.total_s)
+            if (prune and plan is not None and lower_bound_s(plan, fabric) >= target
+                    and sum(c for _, c in plan.ops) >= target):
+                reasons.append(f"k={k} l={l}: its lower bound is at least {target:.6g} s")
+                continue
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
                                memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:

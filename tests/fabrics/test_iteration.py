@@ -250,3 +250,28 @@ def test_remembered_configurations_price_as_fresh_ones(plan):
     fresh = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan)
     assert first.total_s == again.total_s == fresh.total_s
     assert len(iteration._allocations) <= iteration._ALLOCATIONS_MAX
+
+
+@settings(max_examples=40)
+@given(random_plans(), st.sampled_from([10.0, 100.0, 1000.0]))
+def test_no_fabric_prices_a_plan_below_its_lower_bound(plan, b):
+    from fabricopt.fabrics.iteration import lower_bound_s
+
+    for fabric in [ElectFlat(b)] + fabrics_at(b, plan.gpus):
+        t = iteration_time(TOY, fabric, plan.gpus, plan.k, plan.l, plan=plan,
+                           serial_fallback=False)
+        assert lower_bound_s(plan, fabric) <= t.total_s * (1 + 1e-12), fabric
+
+
+@needs_placement
+@pytest.mark.parametrize("fabric", [ElectFlat(50.0), ElectCluster(400.0, 100.0, 2), SipOcs(3, 50.0)])
+def test_pruning_by_the_lower_bound_keeps_the_same_best(fabric):
+    full, pruned, placed = [], [], []
+    best = search_iteration_time(TOY, fabric, 8, priced=full)
+    kept = search_iteration_time(TOY, fabric, 8, priced=pruned, placed=placed, prune=True)
+    assert kept.total_s == best.total_s and (kept.k, kept.l) == (best.k, best.l)
+    assert len(pruned) <= len(full) and len(placed) == 0        # no cache: placed inside
+    with pytest.raises(InfeasibleInstance, match=r"k=1 l=8: its lower bound is at least 0 s"):
+        search_iteration_time(TOY, fabric, 8, prune=True, beat_s=0.0, plan_cache={},
+                              placed=placed, k_values=[1])
+    assert len(placed) == 1
