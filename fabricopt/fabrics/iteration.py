@@ -599,27 +599,53 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
             continue
         candidates.append((k, l, None))
     candidates += [(p.k, p.l, p) for p in extra_plans]
-    for n, (k, l, plan) in enumerate(candidates, 1):
-        if progress is not None:
-            progress(f"k={k} l={l} ({n}/{len(candidates)}"
-                     + (", a placement found elsewhere)" if plan is not None else ")"))
-        try:
-            if plan is None and plan_cache is not None:
-                key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
-                    () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
-                                       fabric.per_node_gbps))
-                if key not in plan_cache:
-                    plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
-                                            gpu_flops=gpu_flops, seed=seed,
-                                            memory_bytes=memory_bytes)
-                plan = plan_cache[key]
-            if plan is not None and placed is not None:
-                placed.append(plan)
-            target = min(beat_s, math.inf if best is None else best.total_s)
-            if (prune and plan is not None and lower_bound_s(plan, fabric) >= target
-                    and sum(c for _, c in plan.ops) >= target):
-                reasons.append(f"k={k} l={l}: its lower bound is at least {target:.6g} s")
+
+    def plan_for(k: int, l: int, plan: Plan | None) -> Plan | None:
+        if plan is None and plan_cache is not None:
+            key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
+                () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
+                                   fabric.per_node_gbps))
+            if key not in plan_cache:
+                plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
+                                        gpu_flops=gpu_flops, seed=seed,
+                                        memory_bytes=memory_bytes)
+            plan = plan_cache[key]
+        if plan is not None and placed is not None:
+            placed.append(plan)
+        return plan
+
+    order = list(enumerate(candidates))
+    bounds: dict[int, float] = {}
+    if prune:
+        # Place every candidate first and price them from the least lower bound up:
+        # the best is then found early and bounds the rest.
+        kept = []
+        for n, (k, l, plan) in order:
+            if progress is not None:
+                progress(f"k={k} l={l} ({n + 1}/{len(candidates)}, placing)")
+            try:
+                plan = plan_for(k, l, plan)
+            except InfeasibleInstance as exc:
+                reasons.append(f"k={k} l={l}: {exc}")
                 continue
+            if plan is not None:
+                bounds[n] = min(lower_bound_s(plan, fabric), sum(c for _, c in plan.ops))
+            kept.append((n, (k, l, plan)))
+        order = sorted(kept, key=lambda item: bounds.get(item[0], 0.0))
+    best_n = -1
+    for n, (k, l, plan) in order:
+        if progress is not None:
+            progress(f"k={k} l={l} ({n + 1}/{len(candidates)}"
+                     + (", a placement found elsewhere)" if plan is not None else ")"))
+        # A candidate that cannot end sooner than the best found (or than beat_s) is
+        # not priced; one that might tie is, so ties go to the earlier candidate.
+        if n in bounds and (bounds[n] >= beat_s or (best is not None
+                                                    and bounds[n] > best.total_s)):
+            reasons.append(f"k={k} l={l}: its lower bound is at least "
+                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s")
+            continue
+        try:
+            plan = plan if prune else plan_for(k, l, plan)
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
                                memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
@@ -627,8 +653,9 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
             continue
         if priced is not None:
             priced.append(t)
-        if best is None or t.total_s < best.total_s:
-            best = t
+        if best is None or t.total_s < best.total_s or (t.total_s == best.total_s
+                                                        and n < best_n):
+            best, best_n = t, n
     if best is None:
         raise InfeasibleInstance(f"no feasible (k, l) for {workload.name} on {gpus} GPUs of "
                                  f"{fabric.label}: " + "; ".join(reasons or ["none tried"]))
