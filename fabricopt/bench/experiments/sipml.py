@@ -213,6 +213,23 @@ def _tta_table(tta: dict, own_batch: dict, searched: dict, folder: Path, v: dict
     return lines, summary
 
 
+def _shapes_table(tta: dict, folder: Path) -> list[str]:
+    """The (k x l, batch) each fabric chose at every point."""
+    header = ["model", "B (Gbps)"] + [LABELS[f] for f in FABRICS]
+    body = []
+    for workload in WORKLOADS:
+        cells = tta.get(workload, {})
+        for b in sorted({g for (_, g) in cells}):
+            body.append([workload, f"{b:g}"] + [_shape(cells.get((f, b))) for f in FABRICS])
+    if not body:
+        return []
+    write_csv(folder / "sipml-chosen-strategies.csv", header, body)
+    return ["", "### The strategy each fabric chose", "",
+            "k-way model x l-way data parallelism and the global batch with the least time "
+            "to accuracy, per fabric and point.", "", markdown_table(header, body), "",
+            "CSV: `sipml-chosen-strategies.csv`."]
+
+
 def _fixed_table(fixed: dict, v: dict, folder: Path) -> list[str]:
     header = ["model", "dp:mp:bs", "B (Gbps)"] + [f"{LABELS[f]} ms" for f in FABRICS] + [
         "Cluster-400 / OCS", "Cluster-200 / OCS"]
@@ -338,6 +355,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
     tta_lines, summary = _tta_table(tta, own_batch, searched, folder, v)
     lines += tta_lines
     lines += _against_paper(summary, v)
+    lines += _shapes_table(tta, folder)
     lines += _fixed_table(fixed, v, folder)
     own_curves = {w: {(f, g): p for (f, g, b), p in pts.items() if b == own_batch[w]}
                   for w, pts in searched.items()}
