@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 
 import pulp
@@ -10,15 +11,27 @@ import pulp
 from fabricopt.errors import SolverUnavailable
 from fabricopt.problems.tolerances import SOLVER_FEASIBILITY_TOL, SOLVER_GAP_TOL
 
-__all__ = ["cbc_available", "solve_cbc"]
+__all__ = ["cbc_available", "cbc_unavailable", "solve_cbc"]
+
+
+def cbc_unavailable() -> str | None:
+    """Why PuLP's bundled CBC binary cannot run here (one line), or None when it can.
+
+    PuLP 3 ships the binary; PuLP 4 does not, and a copy can lose its executable bit.
+    """
+    path = getattr(pulp.PULP_CBC_CMD, "pulp_cbc_path", None)
+    if not path:
+        return f"PuLP {pulp.__version__} ships no CBC binary"
+    if not os.path.isfile(path):
+        return f"PuLP's CBC binary is missing ({os.path.normpath(path)!r})"
+    if not os.access(path, os.X_OK):
+        return f"PuLP's CBC binary is not executable ({os.path.normpath(path)!r})"
+    return None
 
 
 def cbc_available() -> bool:
-    """Is PuLP's bundled CBC binary present (PuLP 3 ships it; PuLP 4 does not)?"""
-    try:
-        return bool(pulp.PULP_CBC_CMD(msg=False).available())
-    except Exception:
-        return False
+    """Can PuLP's bundled CBC binary run here (see :func:`cbc_unavailable`)?"""
+    return cbc_unavailable() is None
 
 
 def _options(seed: int, *, exact: bool) -> list[str]:
@@ -76,8 +89,9 @@ def solve_cbc(problem: pulp.LpProblem, *, time_limit: float | None, rel_gap: flo
     reported ``feasible`` without a bound: its proof holds only to CBC's looser
     tolerance.
     """
-    if not cbc_available():
-        raise SolverUnavailable("backend = 'cbc': PuLP's CBC binary is not installed here")
+    why = cbc_unavailable()
+    if why is not None:
+        raise SolverUnavailable(f"backend = 'cbc': {why}")
     if warm_start:
         by_name = {v.name: v for v in problem.variables()}
         for name, value in warm_start.items():
