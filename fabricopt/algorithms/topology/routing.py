@@ -12,6 +12,7 @@ needs O(n^2) memory with sparse inputs.
 from __future__ import annotations
 
 import math
+from array import array
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -49,21 +50,27 @@ def hop_counts(graph: csr_matrix, sources: Sequence[int]) -> np.ndarray:
     """
     n = graph.shape[0]
     sources = np.asarray(sources, dtype=np.int64)
+    columns = np.arange(sources.size)
     adjacency = graph.astype(np.float32)
-    hops = np.full((sources.size, n), -1, dtype=np.int64)
-    hops[np.arange(sources.size), sources] = 0
-    frontier = np.zeros((n, sources.size), dtype=np.float32)  # one column per source
-    frontier[sources, np.arange(sources.size)] = 1.0
+    # one column per source, so every array below is contiguous
+    hops = np.full((n, sources.size), -1, dtype=np.int64)
+    hops[sources, columns] = 0
+    unseen = hops < 0
+    frontier = np.zeros((n, sources.size), dtype=np.float32)
+    frontier[sources, columns] = 1.0
     level = 0
-    while frontier.any():
+    while True:
         level += 1
+        reached = adjacency @ frontier > 0
+        reached &= unseen
+        if not reached.any():
+            return hops.T
         if level > _FRONTIER_LEVELS:
             found = shortest_path(graph, method="D", unweighted=True, indices=sources)
             return np.where(np.isinf(found), -1, found).astype(np.int64)
-        reached = (adjacency @ frontier > 0) & (hops.T < 0)
-        hops.T[reached] = level
+        hops[reached] = level
+        unseen ^= reached
         frontier = reached.astype(np.float32)
-    return hops
 
 
 def symmetric_counts(n: int, i, j, copies=1):
@@ -140,7 +147,7 @@ class ShortestPaths:
         self._neighbours = [a.tolist() for a in np.split(graph.indices, graph.indptr[1:-1])]
         self._graph = csr_matrix(graph > 0)
         self._rng = rng
-        self._dist: dict[int, list[int]] = {}
+        self._dist: dict[int, array] = {}
 
     def prefetch(self, sources) -> None:
         """Compute the hop counts from every server in ``sources`` in one compiled call
@@ -148,8 +155,11 @@ class ShortestPaths:
         todo = sorted({int(s) for s in sources if s not in self._dist})
         for start in range(0, len(todo), _SOURCES_PER_CALL):
             chunk = todo[start:start + _SOURCES_PER_CALL]
-            for src, row in zip(chunk, hop_counts(self._graph, chunk).tolist()):
-                self._dist[src] = row
+            hops = hop_counts(self._graph, chunk)
+            # compact rows that index to Python ints: 2 bytes a server, not a list's 8
+            code, dtype = ("h", np.int16) if hops.max(initial=0) < 2**15 else ("q", np.int64)
+            for src, row in zip(chunk, hops.astype(dtype)):
+                self._dist[src] = array(code, row.tobytes())
 
     def distances(self, src: int) -> np.ndarray:
         """Hop counts from ``src`` (-1 where unreachable), by breadth-first search
