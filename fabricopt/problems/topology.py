@@ -523,7 +523,7 @@ def _sum_by_pair(n: int, keys, weights, dtype=float) -> PairValues:
     unique, inverse = np.unique(keys, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=np.asarray(weights, dtype=float),
                        minlength=unique.size)
-    return PairValues(n, unique, sums.astype(dtype) if dtype is not float else sums)
+    return PairValues(n, unique, sums.astype(dtype))
 
 
 def link_count_pairs(instance: TopologyInstance, solution: TopologySolution) -> PairValues:
@@ -652,14 +652,23 @@ def pair_loads(demand: PairValues, routes) -> PairValues:
     n = demand.n
     routes = [(src, dst, paths) for src, dst, paths in routes]
     volumes = demand.get([r[0] for r in routes], [r[1] for r in routes]).tolist()
-    hops, amounts = [], []
+    nodes_of_all, lengths, amounts = [], [], []
     for (_, _, paths), volume in zip(routes, volumes):
         if volume <= 0:
             continue
         for nodes, fraction in paths:
-            hops += [a * n + b for a, b in zip(nodes, nodes[1:])]
-            amounts += [fraction * volume] * (len(nodes) - 1)
-    return _sum_by_pair(n, hops, amounts)
+            nodes_of_all += nodes
+            lengths.append(len(nodes))
+            amounts.append(fraction * volume)
+    # the hops in the order of the paths and of their nodes: a node and the next one,
+    # unless the node ends its path
+    flat = np.array(nodes_of_all, dtype=np.int64)
+    lengths = np.array(lengths, dtype=np.int64)
+    has_next = np.ones(flat.size, dtype=bool)
+    has_next[np.cumsum(lengths) - 1] = False
+    has_next = has_next[:-1]
+    hops = flat[:-1][has_next] * n + flat[1:][has_next]
+    return _sum_by_pair(n, hops, np.repeat(np.array(amounts, dtype=float), lengths - 1))
 
 
 def path_loads(demand: np.ndarray, routes) -> np.ndarray:
