@@ -19,6 +19,7 @@ import importlib.util
 import json
 import math
 import sys
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -204,10 +205,14 @@ def execute(spec: RunSpec, ready: Callable[[], None] | None = None) -> dict[str,
         if ready is not None:
             ready()
             ready = None
+        cpu_start = time.process_time()
         result = solve(instance, spec.method,
                        time_limit=spec.time_limit_s, seed=spec.seed)
-        # the store keeps the typed fields beside the details, in its info column
-        info = {**result.info, "limit": result.limit, "bound_source": result.bound_source}
+        # the store keeps the typed fields beside the details, in its info column; cpu_s:
+        # this process's CPU seconds for the method and its scoring (a loaded machine
+        # stretches wall seconds, not these)
+        info = {**result.info, "limit": result.limit, "bound_source": result.bound_source,
+                "cpu_s": time.process_time() - cpu_start}
         source = get_method(spec.kind, spec.method).source
         if source != "builtin":  # the report lists the plug-ins that ran
             info["method_source"] = source

@@ -16,7 +16,14 @@ import heapq
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+
+# Every argument's type, so that importing this module loads (or compiles) the kernel
+# once: a process forked after the import, as the bench's runs are, starts warm.
+_F = types.float64[::1]
+_I = types.int64[::1]
+_B = types.boolean[::1]
+_f, _i, _b = types.float64, types.int64, types.boolean
 
 __all__ = ["run_component", "RAN_OUT_OF_DRAWS"]
 
@@ -28,7 +35,7 @@ _SAT_RTOL = 1e-12
 RAN_OUT_OF_DRAWS = 1
 
 
-@njit(cache=True)
+@njit((_I, _i, _I, _I, _F, _I, _F, _F, _I, _I, _B, _I, _I, _F), cache=True)
 def _fill(members, n_members, path_ptr, path_links, fcap, flevel, link_cap, residual,
           count, taken, saturated, unfrozen, keep, rates):
     """Progressive filling of ``members[:n_members]`` (``fill_list``'s operations);
@@ -112,7 +119,7 @@ def _fill(members, n_members, path_ptr, path_links, fcap, flevel, link_cap, resi
             n_unfrozen = n_keep
 
 
-@njit(cache=True)
+@njit((_i, _f, _f, _f, _F, _F, _F, _I, _F), cache=True)
 def _settle(f, t, a, b, rate, rem, t0, fjob, sent_bits):
     r = rate[f]
     if r > 0:
@@ -124,7 +131,7 @@ def _settle(f, t, a, b, rate, rem, t0, fjob, sent_bits):
     t0[f] = t
 
 
-@njit(cache=True)
+@njit((_i, _f, _f, _f, _F, _F, _F, _I, _b, _I, _F, _F, _B, _I, _I, _F), cache=True)
 def _start(j, t, a, b, compute_s, overlap, draws, draw_ptr, jitter_on, drawn, comp_end, elig,
            released, left, job_ptr, compute_in):
     """Job j starts an iteration at t; False if it has no jitter draw left."""
@@ -142,7 +149,7 @@ def _start(j, t, a, b, compute_s, overlap, draws, draw_ptr, jitter_on, drawn, co
     return True
 
 
-@njit(cache=True)
+@njit((_F, _I, _I, _F, _I, _F, _I, _I, _F, _F, _F, _I, _b, _f, _f, _f, _b), cache=True)
 def run_component(link_cap, path_ptr, path_links, bits, fjob, fcap, flevel, job_ptr,
                   compute_s, overlap, draws, draw_ptr, jitter_on, a, b, eps, trace):
     """The event loop of one component, on arrays.
