@@ -150,11 +150,18 @@ def load_plugin(ref: str) -> None:
             raise InvalidArgument(f"plugin = {ref!r}: no such file")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
+        # The module's name is a hash (two files may share a stem); its methods are
+        # labelled with the file's name instead, which is what a report should show.
+        from fabricopt.methods import registry
+
+        previous, registry._loading_source = registry._loading_source, path.name
         try:
             spec.loader.exec_module(module)
         except BaseException:
             del sys.modules[name]
             raise
+        finally:
+            registry._loading_source = previous
     else:
         try:
             importlib.import_module(ref)

@@ -120,6 +120,8 @@ def test_load_plugin_file_runs_once_and_registers(tmp_path, registry_restored):
     finally:
         del builtins.plugin_runs
     assert "plugged" in fabricopt.methods("circuits")
+    # labelled by the file the user named, not by the hashed module it is imported as
+    assert registry.get_method("circuits", "plugged").source == "counting.py"
 
 
 def test_load_plugin_errors_name_the_reference(tmp_path, registry_restored):
