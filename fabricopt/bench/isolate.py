@@ -53,9 +53,9 @@ STARTUP_LIMIT_S = 120.0
 
 # What the forkserver imports once, so that each run's process starts warm
 # (scipy.optimize: the priorities ``exact`` LP imports it on first use, ~1-2 s; the
-# contention simulator's compiled kernel: loading it takes ~1 s in every crux run).
+# compiled kernels: loading them takes ~1 s, compiling them up to a minute).
 _PRELOAD = ["fabricopt.bench.job", "fabricopt.methods.registry", "highspy", "pulp",
-            "scipy.optimize", "fabricopt.problems._simkernel"]
+            "scipy.optimize", "fabricopt.bench._warm_forkserver"]
 
 
 @functools.lru_cache(maxsize=1)
