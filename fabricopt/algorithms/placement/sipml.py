@@ -33,6 +33,8 @@ import math
 from bisect import bisect_left, insort
 from typing import Iterable
 
+import numpy as np
+
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, advance, schedule,
@@ -316,7 +318,8 @@ def _earliest_lift(lo: int, hi: int, k: int, free) -> int:
 
 
 def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
-               degree: int | None = None) -> tuple[list[int], list[int], dict]:
+               degree: int | None = None, compiled: bool = True
+               ) -> tuple[list[int], list[int], dict]:
     """Algorithm 1 of SiP-ML: a GPU for every op, in a topological placement order.
 
     Parameters
@@ -326,6 +329,9 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
         Use GPUs ``0..gpus-1`` only, as a ring of that size (default: all).
     degree : int, optional
         Window size D (default ``max_peers + 1``); ``degree >= gpus`` removes the window.
+    compiled : bool
+        Run the numba kernel (:mod:`._algorithm1_kernel`, the default) or the pure-Python
+        reference it mirrors; both make the same decisions.
 
     Returns
     -------
@@ -378,9 +384,49 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     >>> gpu, order, info["relocations"]
     ([0, 1, 0], [0, 1, 2], 0)
     """
-    n = instance.size
     k = instance.gpus if gpus is None else gpus
     degree = instance.max_peers + 1 if degree is None else degree
+    if compiled:
+        return _algorithm1_compiled(instance, k, degree)
+    return _algorithm1_python(instance, k, degree)
+
+
+def _csr(rows: np.ndarray, cols: np.ndarray, n: int, *values: np.ndarray) -> tuple:
+    """``(ptr, cols, *values)`` of the entries ``(rows[e], cols[e])`` grouped by row,
+    each row's in increasing ``cols``."""
+    by = np.lexsort((cols, rows))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    return (ptr, np.ascontiguousarray(cols[by], dtype=np.int64),
+            *(np.ascontiguousarray(v[by]) for v in values))
+
+
+def _algorithm1_compiled(instance: PlacementInstance, k: int, degree: int) -> tuple:
+    """:func:`algorithm1` on arrays, in the numba kernels."""
+    from fabricopt.algorithms.placement import _algorithm1_kernel as kernel
+
+    n = instance.size
+    order = instance.topological_order()
+    order_array = np.array(order, dtype=np.int64)
+    src, dst = instance.dep_src, instance.dep_dst
+    par_ptr, par_idx, par_delay = _csr(dst, src, n, instance.delay_s)
+    compute = instance.compute
+    info = {"relocations": 0, "relocated_ops": 0}
+    if degree >= k:
+        dev = kernel.unconstrained_kernel(k, order_array, par_ptr, par_idx, par_delay, compute)
+        return dev.tolist(), order, info
+    carries = np.array([dep.bytes > 0 for dep in instance.deps], dtype=bool)
+    cpar_ptr, cpar_idx = _csr(dst[carries], src[carries], n)
+    cch_ptr, cch_idx = _csr(src[carries], dst[carries], n)
+    dev, info["relocations"], info["relocated_ops"] = kernel.windowed_kernel(
+        k, degree, order_array, par_ptr, par_idx, par_delay, compute,
+        cpar_ptr, cpar_idx, cch_ptr, cch_idx)
+    return dev.tolist(), order, {key: int(value) for key, value in info.items()}
+
+
+def _algorithm1_python(instance: PlacementInstance, k: int, degree: int) -> tuple:
+    """:func:`algorithm1` in pure Python: the reference the kernel mirrors."""
+    n = instance.size
     order = instance.topological_order()
     dev, end, free = [-1] * n, [0.0] * n, [0.0] * k
     info = {"relocations": 0, "relocated_ops": 0}
