@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from fabricopt.problems.tolerances import FEASIBILITY_RTOL as _FEASIBILITY_RTOL
 from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
@@ -36,8 +37,8 @@ __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "e
            "peer_sets",
            "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
-#: Relative feasibility tolerance of docs/formats.rst.
-FEASIBILITY_RTOL = 1e-9
+#: Relative feasibility tolerance of docs/formats.rst (:mod:`fabricopt.problems.tolerances`).
+FEASIBILITY_RTOL = _FEASIBILITY_RTOL
 
 _INSTANCE_KEYS = ("problem", "gpus", "max_peers", "link_gbps", "ops", "deps")
 
