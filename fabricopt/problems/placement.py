@@ -256,6 +256,16 @@ class PlacementInstance:
 
         With the default and ops listed in a topological order, this is ``0..n-1``.
         """
+        if priority is None:
+            # validation, the methods, their bounds and the scoring all ask for it
+            return list(self._position_order)
+        return self._order(priority)
+
+    @cached_property
+    def _position_order(self) -> tuple:
+        return tuple(self._order(None))
+
+    def _order(self, priority: Sequence[float] | None) -> list[int]:
         n = self.size
         indegree = [0] * n
         for v in self.dep_dst.tolist():
