@@ -54,7 +54,6 @@ References
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -180,6 +179,13 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
     SolverUnavailable
         If the placement kind's ``balance`` is not installed.
     """
+    return _balanced(graph, k, tau_s=tau_s, max_peers=max_peers, link_gbps=link_gbps).to_dict()
+
+
+def _balanced(graph: OpGraph, k: int, *, tau_s: float, max_peers: int | None,
+              link_gbps: float):
+    """:func:`placement_instance` as the instance object (what ``solve`` reads: the
+    object skips a JSON round trip, which at k = 1,024 parses half a million sub-ops)."""
     try:
         from fabricopt.algorithms.placement.sipml import balance
     except ImportError:
@@ -187,11 +193,9 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
                                 "heuristics.sipml.balance, which is not installed here; "
                                 "use k = 1 (pure data parallelism)") from None
     k = as_int("k", k, minimum=1)
-    instance = balance(graph, as_float("tau_s", tau_s, positive=True), k)
-    data = dict(instance.to_dict() if hasattr(instance, "to_dict") else instance)
-    data.update(max_peers=max(1, k - 1) if max_peers is None else max_peers,
-                link_gbps=as_float("link_gbps", link_gbps, positive=True))
-    return data
+    return balance(graph, as_float("tau_s", tau_s, positive=True), k,
+                   max_peers=max(1, k - 1) if max_peers is None else max_peers,
+                   link_gbps=as_float("link_gbps", link_gbps, positive=True))
 
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
@@ -249,17 +253,18 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                 f"'placement' problem kind, which is not registered here; "
                                 f"use k = 1 (pure data parallelism)")
     max_peers = fabric.max_peers(k, l)
-    data = placement_instance(graph, k, tau_s=tau_s, max_peers=max_peers,
-                              link_gbps=fabric.per_node_gbps)
-    result = solve(data, method, seed=seed, time_limit=time_limit)
+    instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
+                         link_gbps=fabric.per_node_gbps)
+    result = solve(instance, method, seed=seed, time_limit=time_limit)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(),
-                               method=method, result=result, max_peers=max_peers)
+    return plan_from_placement(workload, graph, l, instance.to_dict(),
+                               result.solution.to_dict(), method=method, result=result,
+                               max_peers=max_peers)
 
 
 def serial_plan(plan: Plan) -> Plan:
@@ -379,8 +384,7 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
                    l: int | None = None, *, tau_s: float = DEFAULT_TAU_S,
                    gpu_flops: float = DEFAULT_GPU_FLOPS,
                    memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
-                   seed: int = 0, serial_fallback: bool = True,
-                   allocations: dict | None = None, **traffic_options):
+                   seed: int = 0, serial_fallback: bool = True, **traffic_options):
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
 
     A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.workload.SimAIWorkload`,
@@ -411,11 +415,6 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
         Also price :func:`serial_plan` (when it fits in memory) and keep the faster, so
         that a group never does worse than one of its GPUs running every op: the
         earliest-available rule ignores transfers and can split a chain across GPUs.
-    allocations : dict, optional
-        A cache shared between calls: the fabric's allocation of each distinct traffic
-        (keyed by the fabric and the traffic's bytes), so a traffic met again — the
-        serial plans of one (k, l), a placement priced by several searches — is not
-        configured again (a solver's allocation is deterministic).
 
     Returns
     -------
@@ -465,36 +464,19 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
         fail("plan", f"{plan.workload} k={plan.k} l={plan.l}",
              f"is not a placement of {workload.name} with k = {k}, l = {l}")
     _check_memory(plan, memory_bytes)
-    best = _price(plan, fabric, allocations)
+    best = _price(plan, fabric)
     if serial_fallback and k > 1 and not plan.serial:
         alone = serial_plan(plan)
         if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
-            other = _price(alone, fabric, allocations)
+            other = _price(alone, fabric)
             if other.total_s < best.total_s:
                 best = other
     return best
 
 
-def _traffic_key(traffic: Traffic) -> str:
-    """A digest of everything a fabric's allocation reads from ``traffic``."""
-    digest = hashlib.sha1(traffic.matrix_bytes.tobytes())
-    digest.update(repr([(g.members, g.bytes) for g in traffic.allreduce]).encode())
-    return digest.hexdigest()
-
-
-def _allocate(fabric: Fabric, traffic: Traffic, allocations: dict | None) -> Allocation:
-    """``fabric.allocate(traffic)``, looked up in / stored into ``allocations``."""
-    if allocations is None:
-        return fabric.allocate(traffic)
-    key = (fabric, _traffic_key(traffic))
-    if key not in allocations:
-        allocations[key] = fabric.allocate(traffic)
-    return allocations[key]
-
-
-def _price(plan: Plan, fabric: Fabric, allocations: dict | None = None) -> IterationTime:
+def _price(plan: Plan, fabric: Fabric) -> IterationTime:
     """Steps 2 and 3 of the model for a placed job."""
-    allocation = _allocate(fabric, plan.traffic(), allocations)
+    allocation = fabric.allocate(plan.traffic())
     compute_s = _critical_path_s(plan, None)
     mp_s = _critical_path_s(plan, allocation.pair_gbps) if plan.k > 1 else compute_s
     allreduce_s = allocation.allreduce_s()
@@ -508,7 +490,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
                           extra_plans=(), plan_cache: dict | None = None,
-                          allocations: dict | None = None, priced: list | None = None,
+                          priced: list | None = None,
                           progress: Callable[[str], None] | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
@@ -517,7 +499,6 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
-    ``allocations`` is :func:`iteration_time`'s cache of the fabric's allocations.
     ``priced``, a list, receives every feasible :class:`IterationTime` computed.
     ``progress``, if given, is called with a line before each (k, l) is placed and
     priced, so a long search shows where it is.
@@ -569,8 +550,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                                             memory_bytes=memory_bytes)
                 plan = plan_cache[key]
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
-                               memory_bytes=memory_bytes, plan=plan, seed=seed,
-                               allocations=allocations)
+                               memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
             reasons.append(f"k={k} l={l}: {exc}")
             continue
