@@ -24,6 +24,7 @@ import numpy as np
 from fabricopt.problems.placement import PlacementInstance, PlacementSolution, evaluate, schedule
 from fabricopt.algorithms.placement import sipml as paper
 from fabricopt.algorithms._budget import Budget
+from fabricopt.algorithms.placement._schedule_kernel import list_schedule, parent_arrays
 from fabricopt.algorithms.placement.circulant_schedule import circulant_search, longest_work_first
 from fabricopt.algorithms.placement.sipml import degree_safe_gpus
 
@@ -111,16 +112,32 @@ class Peers:
 class _Schedule:
     """Evaluates assignments in one fixed topological ``order``."""
 
-    def __init__(self, instance: PlacementInstance, order: Sequence[int], budget: Budget):
+    def __init__(self, instance: PlacementInstance, order: Sequence[int], budget: Budget,
+                 compiled: bool = True):
         self.order = list(order)
         self.parents = instance.parents
         self.compute = instance.compute.tolist()
         self.k = instance.gpus
         self.budget = budget
+        self.compiled = compiled
+        if compiled:
+            self._order = np.array(self.order, dtype=np.int64)
+            self._parents = parent_arrays(instance)
+            self._compute = instance.compute
 
     def run(self, gpu: Sequence[int]) -> tuple:
         """``(makespan, total end, end, binding)``: ``binding[v]`` is the op whose end
         fixed ``v``'s start (-1 when ``v`` starts at 0)."""
+        if not self.compiled:
+            return self.run_python(gpu)
+        self.budget.used += 1
+        _, end, binding = list_schedule(self.k, self._order, np.asarray(gpu, dtype=np.int64),
+                                        *self._parents, self._compute)
+        end_list = end.tolist()
+        return max(end_list, default=0.0), sum(end_list), end_list, binding.tolist()
+
+    def run_python(self, gpu: Sequence[int]) -> tuple:
+        """:meth:`run` in pure Python: the reference the compiled loop mirrors."""
         self.budget.used += 1
         n = len(self.compute)
         end, binding = [0.0] * n, [-1] * n
