@@ -24,7 +24,6 @@ import numpy as np
 from fabricopt.problems.placement import PlacementInstance, PlacementSolution, evaluate, schedule
 from fabricopt.algorithms.placement import sipml as paper
 from fabricopt.algorithms._budget import Budget
-from fabricopt.algorithms.placement._schedule_kernel import list_schedule, parent_arrays
 from fabricopt.algorithms.placement.circulant_schedule import circulant_search, longest_work_first
 from fabricopt.algorithms.placement.sipml import degree_safe_gpus
 
@@ -121,6 +120,9 @@ class _Schedule:
         self.budget = budget
         self.compiled = compiled
         if compiled:
+            # numba takes a second to import: only when a search runs
+            from fabricopt.algorithms.placement._schedule_kernel import parent_arrays
+
             self._order = np.array(self.order, dtype=np.int64)
             self._parents = parent_arrays(instance)
             self._compute = instance.compute
@@ -130,6 +132,8 @@ class _Schedule:
         fixed ``v``'s start (-1 when ``v`` starts at 0)."""
         if not self.compiled:
             return self.run_python(gpu)
+        from fabricopt.algorithms.placement._schedule_kernel import list_schedule
+
         self.budget.used += 1
         _, end, binding = list_schedule(self.k, self._order, np.asarray(gpu, dtype=np.int64),
                                         *self._parents, self._compute)
@@ -176,7 +180,8 @@ def _better(a: tuple, b: tuple) -> bool:
 
 def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int = 0,
                  max_evals: int | None = None, restarts: int = 20,
-                 time_limit: float | None = None) -> tuple[PlacementSolution, dict]:
+                 time_limit: float | None = None, critical_order: Sequence[int] | None = None
+                 ) -> tuple[PlacementSolution, dict]:
     """Iterated local search on the assignment of ops to GPUs (ours).
 
     Parameters
@@ -194,6 +199,9 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
     time_limit : float, optional
         Wall-clock seconds. When it binds, the answer depends on the machine's speed;
         leave it out (or keep it loose) for reproducible results.
+    critical_order : sequence of int, optional
+        :func:`~fabricopt.algorithms.placement.circulant_schedule.longest_work_first`
+        of ``instance`` when the caller has it already (default: computed here).
 
     Returns
     -------
@@ -227,7 +235,9 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
         max_evals = int(min(20_000, max(50, 3_000_000 // (n + len(instance.deps) + 1))))
     budget = Budget.within(max_evals, time_limit)
     rng = np.random.default_rng(seed)
-    orders = {"start": instance.topological_order(), "critical-path": longest_work_first(instance)}
+    if critical_order is None:
+        critical_order = longest_work_first(instance)
+    orders = {"start": instance.topological_order(), "critical-path": list(critical_order)}
     peers = Peers(instance, gpu)
     best = None
     for name, order in orders.items():
@@ -325,15 +335,17 @@ def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | 
     start, start_info = paper.sipml(instance, rings=rings)
     gpu = [start.gpu[op.id] for op in instance.ops]
     extra = {"sipml": start_info, "start": "sipml"}
+    critical_order = None
     if circulant:
-        found, _, found_info = circulant_search(instance, deadline=deadline)
+        found, critical_order, found_info = circulant_search(instance, deadline=deadline)
         extra["circulant"] = found_info
         if found is not None and found_info["makespan_s"] < evaluate(instance, start):
             gpu, extra["start"] = found, "circulant"
     if time_limit is not None:
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
     solution, info = local_search(instance, gpu, seed=seed, max_evals=max_evals,
-                                  restarts=restarts, time_limit=time_limit)
+                                  restarts=restarts, time_limit=time_limit,
+                                  critical_order=critical_order)
     return solution, {**info, **extra}
 
 
