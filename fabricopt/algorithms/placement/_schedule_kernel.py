@@ -13,19 +13,35 @@ from numba import njit
 
 from fabricopt.problems.placement import PlacementInstance
 
-__all__ = ["parent_arrays", "list_schedule"]
+__all__ = ["parent_arrays", "child_arrays", "list_schedule"]
 
 
-def parent_arrays(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def parent_arrays(instance: PlacementInstance, carries_bytes: bool = False
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(ptr, parent, delay_s)``: the parents of op ``v`` are
     ``parent[ptr[v]:ptr[v + 1]]``, in the order of ``instance.parents[v]`` (the order
-    decides which of two parents ending together is the binding one)."""
-    dst = instance.dep_dst
-    by = np.argsort(dst, kind="stable")
+    decides which of two parents ending together is the binding one); with
+    ``carries_bytes`` only those whose dep carries bytes."""
+    return _grouped(instance, instance.dep_dst, instance.dep_src, carries_bytes)
+
+
+def child_arrays(instance: PlacementInstance, carries_bytes: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`parent_arrays` of the children, in the order of ``instance.children[u]``."""
+    return _grouped(instance, instance.dep_src, instance.dep_dst, carries_bytes)
+
+
+def _grouped(instance: PlacementInstance, at: np.ndarray, other: np.ndarray,
+             carries_bytes: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    delay = instance.delay_s
+    if carries_bytes:
+        keep = np.array([dep.bytes > 0 for dep in instance.deps], dtype=bool)
+        at, other, delay = at[keep], other[keep], delay[keep]
+    by = np.argsort(at, kind="stable")
     ptr = np.zeros(instance.size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(dst, minlength=instance.size), out=ptr[1:])
-    return (ptr, np.ascontiguousarray(instance.dep_src[by], dtype=np.int64),
-            np.ascontiguousarray(instance.delay_s[by]))
+    np.cumsum(np.bincount(at, minlength=instance.size), out=ptr[1:])
+    return (ptr, np.ascontiguousarray(other[by], dtype=np.int64),
+            np.ascontiguousarray(delay[by]))
 
 
 @njit(cache=True)
