@@ -77,15 +77,17 @@ def lower_bound(instance: TopologyInstance) -> float:
     (2.0, 'port-load')
     """
     n, d = instance.servers, instance.degree
-    traffic = instance.traffic
+    src, dst, nbytes = instance.traffic_pairs  # O(pairs), whichever form was given
     ring = np.zeros(n)
     for group in instance.allreduce:
         ring[list(group.members)] += ring_bytes_per_member(group)
-    egress = traffic.sum(axis=1) + ring
-    ingress = traffic.sum(axis=0) + ring
+    egress = np.bincount(src, weights=nbytes, minlength=n) + ring
+    ingress = np.bincount(dst, weights=nbytes, minlength=n) + ring
     rate = instance.link_bytes_per_s
     port = max(float(egress.max()), float(ingress.max())) / (d * rate)
-    volume = float(ring.sum()) + sum(_moore_weighted_hops(traffic[s], d) for s in range(n))
+    # the pairs are ordered by source: one slice of them per sending server
+    rows = np.split(nbytes, np.flatnonzero(np.diff(src)) + 1) if src.size else []
+    volume = float(ring.sum()) + sum(_moore_weighted_hops(row, d) for row in rows)
     return NamedBound.best({"port-load": port, "volume": volume / (n * d * rate)}, sense="min")
 
 

@@ -49,7 +49,8 @@ def add_parser(sub) -> None:
     p.add_argument("--out", default=None, metavar="PREFIX",
                    help="output prefix (default compare-WORKLOAD-GPUS)")
     p.add_argument("--quiet", action="store_true",
-                   help="no parameter or progress lines on stderr")
+                   help="nothing on stderr (parameters, progress, files written); the table "
+                        "or --json still goes to stdout")
 
 
 def _add_simai_options(p) -> None:
@@ -207,7 +208,9 @@ def _cmd_compare_simai(args, workload) -> int:
             f.write(table + "\n")
         scmp.write_simai_csv(rows, f"{prefix}.csv")
         iteration_vs_bandwidth(rows, f"{prefix}.png")
-        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
+        if not args.quiet:
+            print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf",
+                  file=sys.stderr)
     return 0
 
 
@@ -258,5 +261,7 @@ def run(args, extra=()) -> int:
             f.write(parameters + "\n\n" + table + "\n")
         cmp.write_csv(rows, f"{prefix}.csv")
         iteration_vs_bandwidth(rows, f"{prefix}.png")
-        print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf", file=sys.stderr)
+        if not args.quiet:
+            print(f"wrote {prefix}.md, {prefix}.csv, {prefix}.png, {prefix}.pdf",
+                  file=sys.stderr)
     return 0

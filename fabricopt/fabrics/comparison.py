@@ -122,7 +122,8 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     method; then every fabric also prices the placements the others found there that
     keep within its degree limit, so Elect-Flat — no limit, the port bound on any
     placement — is never slower than a packet switch of equal per-node bandwidth.
-    Placements are cached between fabrics that would compute the same one.
+    Placements are cached between fabrics that would compute the same one, and at
+    each bandwidth a fabric configures each distinct traffic once.
 
     Parameters
     ----------
@@ -182,6 +183,9 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
                                     prices=prices) for name in names}
         found: dict = {}
         priced: dict = {name: [] for name in names}
+        # A fabric's allocations of the traffics met at this bandwidth (its fabrics are
+        # new at the next one): a traffic priced again is not configured again.
+        search["allocations"] = {}
         for name in names:
             if isinstance(best_plan[name], SolverUnavailable):
                 found[name] = best_plan[name]

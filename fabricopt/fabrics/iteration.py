@@ -54,6 +54,7 @@ References
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -378,7 +379,8 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
                    l: int | None = None, *, tau_s: float = DEFAULT_TAU_S,
                    gpu_flops: float = DEFAULT_GPU_FLOPS,
                    memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
-                   seed: int = 0, serial_fallback: bool = True, **traffic_options):
+                   seed: int = 0, serial_fallback: bool = True,
+                   allocations: dict | None = None, **traffic_options):
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
 
     A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.workload.SimAIWorkload`,
@@ -409,6 +411,11 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
         Also price :func:`serial_plan` (when it fits in memory) and keep the faster, so
         that a group never does worse than one of its GPUs running every op: the
         earliest-available rule ignores transfers and can split a chain across GPUs.
+    allocations : dict, optional
+        A cache shared between calls: the fabric's allocation of each distinct traffic
+        (keyed by the fabric and the traffic's bytes), so a traffic met again — the
+        serial plans of one (k, l), a placement priced by several searches — is not
+        configured again (a solver's allocation is deterministic).
 
     Returns
     -------
@@ -458,19 +465,36 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
         fail("plan", f"{plan.workload} k={plan.k} l={plan.l}",
              f"is not a placement of {workload.name} with k = {k}, l = {l}")
     _check_memory(plan, memory_bytes)
-    best = _price(plan, fabric)
+    best = _price(plan, fabric, allocations)
     if serial_fallback and k > 1 and not plan.serial:
         alone = serial_plan(plan)
         if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
-            other = _price(alone, fabric)
+            other = _price(alone, fabric, allocations)
             if other.total_s < best.total_s:
                 best = other
     return best
 
 
-def _price(plan: Plan, fabric: Fabric) -> IterationTime:
+def _traffic_key(traffic: Traffic) -> str:
+    """A digest of everything a fabric's allocation reads from ``traffic``."""
+    digest = hashlib.sha1(traffic.matrix_bytes.tobytes())
+    digest.update(repr([(g.members, g.bytes) for g in traffic.allreduce]).encode())
+    return digest.hexdigest()
+
+
+def _allocate(fabric: Fabric, traffic: Traffic, allocations: dict | None) -> Allocation:
+    """``fabric.allocate(traffic)``, looked up in / stored into ``allocations``."""
+    if allocations is None:
+        return fabric.allocate(traffic)
+    key = (fabric, _traffic_key(traffic))
+    if key not in allocations:
+        allocations[key] = fabric.allocate(traffic)
+    return allocations[key]
+
+
+def _price(plan: Plan, fabric: Fabric, allocations: dict | None = None) -> IterationTime:
     """Steps 2 and 3 of the model for a placed job."""
-    allocation = fabric.allocate(plan.traffic())
+    allocation = _allocate(fabric, plan.traffic(), allocations)
     compute_s = _critical_path_s(plan, None)
     mp_s = _critical_path_s(plan, allocation.pair_gbps) if plan.k > 1 else compute_s
     allreduce_s = allocation.allreduce_s()
@@ -484,7 +508,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
                           extra_plans=(), plan_cache: dict | None = None,
-                          priced: list | None = None,
+                          allocations: dict | None = None, priced: list | None = None,
                           progress: Callable[[str], None] | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
@@ -493,6 +517,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
+    ``allocations`` is :func:`iteration_time`'s cache of the fabric's allocations.
     ``priced``, a list, receives every feasible :class:`IterationTime` computed.
     ``progress``, if given, is called with a line before each (k, l) is placed and
     priced, so a long search shows where it is.
@@ -544,7 +569,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                                             memory_bytes=memory_bytes)
                 plan = plan_cache[key]
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
-                               memory_bytes=memory_bytes, plan=plan, seed=seed)
+                               memory_bytes=memory_bytes, plan=plan, seed=seed,
+                               allocations=allocations)
         except InfeasibleInstance as exc:
             reasons.append(f"k={k} l={l}: {exc}")
             continue

@@ -222,3 +222,25 @@ def test_search_refuses_a_traffic_workload_in_one_line():
     with pytest.raises(InvalidInstance, match=r"^workload = 'simai-micro': a traffic workload "
                                               r"\(SimAI/AICB\) carries its own parallelism"):
         search_iteration_time("simai-micro", ElectFlat(400.0), 8)
+
+
+@needs_placement
+def test_a_shared_allocation_cache_configures_each_traffic_once_and_changes_nothing(
+        monkeypatch):
+    fabric = SipOcs(switches=2, gbps=50.0)
+    calls = []
+    allocate = SipOcs.allocate
+    monkeypatch.setattr(SipOcs, "allocate",
+                        lambda self, traffic: calls.append(traffic) or allocate(self, traffic))
+    plain = search_iteration_time(TOY, fabric, 8, memory_bytes=None)
+    uncached = len(calls)
+    calls.clear()
+    cache = {}
+    once = search_iteration_time(TOY, fabric, 8, memory_bytes=None, allocations=cache)
+    again = search_iteration_time(TOY, fabric, 8, memory_bytes=None, allocations=cache,
+                                  extra_plans=[once.plan])
+    assert (once.total_s, once.k, once.l) == (plain.total_s, plain.k, plain.l)
+    assert (again.total_s, again.mp_s, again.fabric_s) == (once.total_s, once.mp_s,
+                                                           once.fabric_s)
+    # the second search and the extra plan meet only traffics already configured
+    assert len(calls) == len(cache) <= uncached

@@ -37,14 +37,15 @@ from functools import partial
 from typing import Sequence
 
 import numpy as np
+from scipy import sparse
 
 from fabricopt.problems._validate import as_int
-from fabricopt.problems.topology import (Ring, TopologyInstance, TopologySolution, evaluate,
-                                         ring_bytes_per_member, ring_traffic)
+from fabricopt.problems.topology import (Ring, TopologyInstance, TopologySolution,
+                                         demand_pairs, evaluate, ring_bytes_per_member)
 from fabricopt.algorithms.topology.baselines import ring as plain_ring, ring_lower_bound
-from fabricopt.algorithms.topology.routing import (RouteBook, add_links, assemble,
-                                                   assembled_score, degree_one_solution,
-                                                   route_shortest)
+from fabricopt.algorithms.topology.routing import (RouteBook, assemble, assembled_score,
+                                                   degree_one_solution, route_shortest,
+                                                   symmetric_counts)
 from fabricopt.algorithms._matching import integer_weights, max_weight_matching
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
@@ -505,7 +506,7 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
 
     Parameters
     ----------
-    traffic : array, shape (n, n)
+    traffic : array, shape (n, n), or a scipy sparse matrix
         MP bytes.
     ports : int or array of int
         Interfaces per server for MP (the same for all, or one each).
@@ -513,8 +514,8 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
 
     Returns
     -------
-    numpy.ndarray
-        Symmetric link counts.
+    scipy.sparse.csr_array
+        Symmetric link counts (O(links) memory).
 
     References
     ----------
@@ -524,25 +525,34 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
     Examples
     --------
     >>> t = np.array([[0, 9, 1, 0], [0, 0, 0, 1], [0, 0, 0, 5], [0, 0, 0, 0]])
-    >>> mp_matching(t, 1, np.random.default_rng(0)).tolist()
+    >>> mp_matching(t, 1, np.random.default_rng(0)).toarray().tolist()
     [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [0, 0, 1, 0]]
     """
     n = traffic.shape[0]
-    left = np.broadcast_to(np.asarray(ports, dtype=np.int64), (n,)).copy()
-    weight = traffic + traffic.T
-    pairs = [(int(i), int(j)) for i, j in np.argwhere(np.triu(weight, 1) > 0)]
-    counts = np.zeros((n, n), dtype=np.int64)
-    while np.count_nonzero(left > 0) >= 2:
-        live = [(i, j) for i, j in pairs if left[i] > 0 and left[j] > 0]
-        scaled = integer_weights([weight[e] for e in live], [counts[e] + 1 for e in live])
-        matching = max_weight_matching(n, live, scaled)
+    left = np.broadcast_to(np.asarray(ports, dtype=np.int64), (n,)).tolist()
+    # w{u,v} on the pairs u < v with traffic either way, in row-major order
+    traffic = sparse.csr_array(traffic)
+    upper = sparse.triu(traffic + traffic.T, k=1).tocoo()
+    order = np.lexsort((upper.col, upper.row))
+    keep = upper.data[order] > 0
+    pairs = list(zip(upper.row[order][keep].tolist(), upper.col[order][keep].tolist()))
+    weight = upper.data[order][keep].tolist()
+    links: dict[tuple[int, int], int] = {}
+    while sum(1 for v in left if v > 0) >= 2:
+        live = [k for k, (i, j) in enumerate(pairs) if left[i] > 0 and left[j] > 0]
+        edges = [pairs[k] for k in live]
+        scaled = integer_weights([weight[k] for k in live],
+                                 [links.get(e, 0) + 1 for e in edges])
+        matching = max_weight_matching(n, edges, scaled)
         matched = {v for e in matching for v in e}
         rest = rng.permutation([v for v in range(n) if left[v] > 0 and v not in matched])
         matching += list(zip(rest[::2].tolist(), rest[1::2].tolist()))
         for u, v in matching:
-            add_links(counts, u, v)
-            left[[u, v]] -= 1
-    return counts
+            key = (min(u, v), max(u, v))
+            links[key] = links.get(key, 0) + 1
+            left[u] -= 1
+            left[v] -= 1
+    return symmetric_counts(n, [u for u, _ in links], [v for _, v in links], list(links.values()))
 
 
 def coin_path_nodes(table: CoinTable, src: int, dst: int) -> list[int]:
@@ -602,11 +612,13 @@ def _finder_parts(instance: TopologyInstance, classes: Sequence[RingClass], *,
     """:func:`topology_finder` before assembling: link counts, rings and routes."""
     n = instance.servers
     rng = np.random.default_rng(seed)
-    counts = np.zeros((n, n), dtype=np.int64)
+    ring_from, ring_to = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
     for cls in classes:
+        members = np.asarray(cls.members, dtype=np.int64)
         for p in cls.jumps:
-            for i in range(len(cls.members)):
-                add_links(counts, cls.members[i], cls.members[(i + p) % len(cls.members)])
+            ring_from.append(members)
+            ring_to.append(np.roll(members, -p))
+    counts = symmetric_counts(n, np.concatenate(ring_from), np.concatenate(ring_to))
     table = coin_change_mod(n, classes[0].jumps, seed=seed)
     book = RouteBook()
     direct, coin_routed = [], []
@@ -632,9 +644,9 @@ def _finder_parts(instance: TopologyInstance, classes: Sequence[RingClass], *,
             book.add(a, b, [nodes], volume)
             book.add(b, a, [nodes[::-1]], volume)
     # Interfaces no ring could use (a member set's rings fill only its members) go to MP.
-    counts += mp_matching(instance.traffic, instance.degree - counts.sum(axis=1), rng)
-    rest = instance.traffic + ring_traffic(instance, direct)
-    route_shortest(book, counts, rest, paths=paths, rng=rng)
+    counts = counts + mp_matching(instance.traffic_csr, instance.degree - counts.sum(axis=1),
+                                  rng)
+    route_shortest(book, counts, demand_pairs(instance, direct), paths=paths, rng=rng)
     return counts, direct + coin_routed, book
 
 
@@ -765,7 +777,7 @@ def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int 
     paths = as_int("paths", paths, minimum=1, error=InvalidArgument)
     degree = instance.degree
     allreduce_bytes = sum(len(g.members) * ring_bytes_per_member(g) for g in instance.allreduce)
-    ar_degree, _ = degree_split(degree, allreduce_bytes, float(instance.traffic.sum()),
+    ar_degree, _ = degree_split(degree, allreduce_bytes, float(instance.traffic_pairs[2].sum()),
                                 mp_degree)
     if not candidates:
         return (topology_finder(instance, allocate_rings(instance, ar_degree),

@@ -36,8 +36,9 @@ def test_cli_preset_prints_simai_analytical_breakdown(capsys):
 def test_cli_compare_takes_the_simai_file_by_path_with_defaults(tmp_path, capsys):
     prefix = tmp_path / "moe"
     assert main(["compare", str(MOE), "--gpus", "384", "--out", str(prefix), "--quiet"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("| workload |") and "| elect-cluster |" in out
+    captured = capsys.readouterr()
+    assert captured.out.startswith("| workload |") and "| elect-cluster |" in captured.out
+    assert captured.err == ""  # --quiet: the files are written without a word
     for ext in ("md", "csv", "png"):
         assert (tmp_path / f"moe.{ext}").stat().st_size > 0
     with open(tmp_path / "moe.csv") as f:
