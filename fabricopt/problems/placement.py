@@ -274,17 +274,20 @@ class PlacementInstance:
         children = [[] for _ in range(n)]
         for u, v in zip(self.dep_src.tolist(), self.dep_dst.tolist()):
             children[u].append(v)
-        key = (lambda k: (k,)) if priority is None else (lambda k: (priority[k], k))
-        ready = [key(k) + (k,) for k in range(n) if indegree[k] == 0]
+        # the heap holds op indices alone by default, (priority, index) pairs otherwise
+        key = (lambda k: k) if priority is None else (lambda k: (priority[k], k))
+        ready = [key(k) for k in range(n) if indegree[k] == 0]
         heapq.heapify(ready)
         order = []
+        pop, push = heapq.heappop, heapq.heappush
         while ready:
-            u = heapq.heappop(ready)[-1]
+            u = pop(ready)
+            u = u if priority is None else u[1]
             order.append(u)
             for v in children[u]:
                 indegree[v] -= 1
                 if indegree[v] == 0:
-                    heapq.heappush(ready, key(v) + (v,))
+                    push(ready, key(v))
         return order
 
 
