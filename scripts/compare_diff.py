@@ -29,6 +29,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from fabricopt.bench.metrics import primal_gap
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: The README's ``compare`` examples at small sizes (arguments after ``compare``).
@@ -94,7 +96,7 @@ def differences(before, after, rel: float, where: str = "") -> tuple[list[str], 
             return [], 0.0
         if not (math.isfinite(before) and math.isfinite(after)):
             return [f"{where}: {before!r} != {after!r}"], math.inf
-        diff = abs(before - after) / max(abs(before), abs(after))
+        diff = primal_gap(after, before)  # |a - b| / max(|a|, |b|), nonzero here
         return ([f"{where}: {before!r} != {after!r} (rel {diff:.2e})"] if diff > rel else []), diff
     return ([] if before == after else [f"{where}: {before!r} != {after!r}"]), 0.0
 
