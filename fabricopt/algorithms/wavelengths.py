@@ -25,7 +25,7 @@ from typing import Mapping
 import numpy as np
 
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
-                                            WavelengthsSolution, arc, evaluate, require_feasible,
+                                            WavelengthsSolution, arc, require_feasible,
                                             segment_load)
 
 __all__ = ["first_fit", "greedy", "mcf_schedule"]
@@ -132,6 +132,9 @@ class _Schedule:
         self.count = [0] * len(pairs)
         self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
         self.owner: dict[tuple[bool, int, int], int] = {}  # (ccw, segment, wl) -> id
+        # ids of the lightpaths each node sources / sinks (eviction looks them up)
+        self.sourced: list[set] = [set() for _ in range(n)]
+        self.sunk: list[set] = [set() for _ in range(n)]
         self._next_id = 0
 
     def free(self, ccw: bool, segs) -> int:
@@ -151,6 +154,8 @@ class _Schedule:
         self.count[k] += 1
         pid = self._next_id
         self.paths[pid] = (k, ccw, segs, wl)
+        self.sourced[self.pairs.src[k]].add(pid)
+        self.sunk[self.pairs.dst[k]].add(pid)
         for s in segs:
             self.owner[ccw, s, wl] = pid
         self._next_id += 1
@@ -165,6 +170,8 @@ class _Schedule:
             del self.owner[ccw, s, wl]
         self.tx[self.pairs.src[k]] -= 1
         self.rx[self.pairs.dst[k]] -= 1
+        self.sourced[self.pairs.src[k]].discard(pid)
+        self.sunk[self.pairs.dst[k]].discard(pid)
         self.count[k] -= 1
 
     def place(self, k: int) -> int | None:
@@ -382,11 +389,11 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
             victims = {owner[ccw, s, wl] for s in segs if (ccw, s, wl) in owner}
-            for end, node, load in ((pairs.src, pairs.src[k], state.tx),
-                                    (pairs.dst, pairs.dst[k], state.rx)):
+            for end, node, load, at in ((pairs.src, pairs.src[k], state.tx, state.sourced),
+                                        (pairs.dst, pairs.dst[k], state.rx, state.sunk)):
                 if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
-                    extra = [pid for pid, (p, *_rest) in state.paths.items()
-                             if end[p] == node and p != k and pid not in victims]
+                    extra = [pid for pid in at[node]
+                             if state.paths[pid][0] != k and pid not in victims]
                     if extra:
                         victims.add(_least_harm(state, victims, extra))
             lost: dict[int, int] = {}
@@ -405,15 +412,23 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
 
 
 def _least_harm(state: _Schedule, victims, candidates) -> int:
+    """The candidate lightpath whose eviction (with ``victims``') leaves its pair
+    fastest; ties to the lowest id. Every lightpath of a pair harms it alike, so
+    only each pair's lowest id is weighed."""
     lost: dict[int, int] = {}
     for v in victims:
         lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+    lowest: dict[int, int] = {}
+    for pid in candidates:
+        p = state.paths[pid][0]
+        if pid < lowest.get(p, pid + 1):
+            lowest[p] = pid
 
     def harm(pid):
         p = state.paths[pid][0]
         left = state.count[p] - lost.get(p, 0) - 1
         return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
-    return min(candidates, key=harm)
+    return min(lowest.values(), key=harm)
 
 
 def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
@@ -498,11 +513,22 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
             continue
         if fill:
             _augment(state, evict=True)
-        solution = state.solution()
-        time_s = evaluate(instance, solution)
+        time_s = _longest_transfer_s(instance, state)
         if time_s < best_time:
-            best, best_time = solution, time_s
-    return best
+            best, best_time = state, time_s
+    return None if best is None else best.solution()
+
+
+def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> float:
+    """:func:`~fabricopt.problems.wavelengths.evaluate` of the schedule ``state`` holds,
+    from its per-pair counts (the same arithmetic, in the same row-major pair order),
+    without building its lightpaths: a round that is not kept costs no solution."""
+    if not len(state.count):
+        return 0.0
+    with np.errstate(divide="ignore"):
+        times = 8.0 * np.array(state.pairs.size) / (np.array(state.count, dtype=np.int64)
+                                                     * instance.wavelength_gbps * 1e9)
+    return float(times.max())
 
 
 def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Schedule | None:

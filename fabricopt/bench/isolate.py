@@ -52,9 +52,10 @@ _RUNNING: set[int] = set()
 STARTUP_LIMIT_S = 120.0
 
 # What the forkserver imports once, so that each run's process starts warm
-# (scipy.optimize: the priorities ``exact`` LP imports it on first use, ~1-2 s).
+# (scipy.optimize: the priorities ``exact`` LP imports it on first use, ~1-2 s; the
+# compiled kernels: loading them takes ~1 s, compiling them up to a minute).
 _PRELOAD = ["fabricopt.bench.job", "fabricopt.methods.registry", "highspy", "pulp",
-            "scipy.optimize"]
+            "scipy.optimize", "fabricopt.bench._warm_forkserver"]
 
 
 @functools.lru_cache(maxsize=1)

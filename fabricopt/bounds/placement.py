@@ -42,9 +42,9 @@ def heads_and_tails(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray
     ``head[k]`` and is followed by at least ``tail[k]`` seconds of dependent compute,
     whatever the placement (transfers only add to both)."""
     n = instance.size
-    c = instance.compute
-    head = np.zeros(n)
-    tail = np.zeros(n)
+    c = instance.compute_list
+    head = [0.0] * n
+    tail = [0.0] * n
     order = instance.topological_order()
     for v in order:
         for u, _, _ in instance.parents[v]:
@@ -52,7 +52,7 @@ def heads_and_tails(instance: PlacementInstance) -> tuple[np.ndarray, np.ndarray
     for u in reversed(order):
         for v, _, _ in instance.children[u]:
             tail[u] = max(tail[u], tail[v] + c[v])
-    return head, tail
+    return np.array(head, dtype=float), np.array(tail, dtype=float)
 
 
 # Work of the interval-load and energetic tests is candidate-starts x candidate-ends x ops;

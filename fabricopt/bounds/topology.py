@@ -33,6 +33,7 @@ import numpy as np
 
 from fabricopt.problems import NamedBound
 from fabricopt.problems.topology import TopologyInstance, ring_bytes_per_member
+from fabricopt.problems.tolerances import CERTIFY_RTOL, LP_BOUND_SAFETY_RTOL
 
 __all__ = ["lower_bound", "relaxation_bound", "heuristic_bound", "MAX_RELAXATION_SERVERS"]
 
@@ -77,15 +78,17 @@ def lower_bound(instance: TopologyInstance) -> float:
     (2.0, 'port-load')
     """
     n, d = instance.servers, instance.degree
-    traffic = instance.traffic
+    src, dst, nbytes = instance.traffic_pairs  # O(pairs), whichever form was given
     ring = np.zeros(n)
     for group in instance.allreduce:
         ring[list(group.members)] += ring_bytes_per_member(group)
-    egress = traffic.sum(axis=1) + ring
-    ingress = traffic.sum(axis=0) + ring
+    egress = np.bincount(src, weights=nbytes, minlength=n) + ring
+    ingress = np.bincount(dst, weights=nbytes, minlength=n) + ring
     rate = instance.link_bytes_per_s
     port = max(float(egress.max()), float(ingress.max())) / (d * rate)
-    volume = float(ring.sum()) + sum(_moore_weighted_hops(traffic[s], d) for s in range(n))
+    # the pairs are ordered by source: one slice of them per sending server
+    rows = np.split(nbytes, np.flatnonzero(np.diff(src)) + 1) if src.size else []
+    volume = float(ring.sum()) + sum(_moore_weighted_hops(row, d) for row in rows)
     return NamedBound.best({"port-load": port, "volume": volume / (n * d * rate)}, sense="min")
 
 
@@ -96,7 +99,7 @@ MAX_RELAXATION_SERVERS = 12
 
 # The LP's optimum is accurate to HiGHS's tolerances; shave this much off so that
 # rounding never lifts the bound above a true optimum.
-_SAFETY_RTOL = 1e-7
+_SAFETY_RTOL = LP_BOUND_SAFETY_RTOL
 
 
 def _model(instance: TopologyInstance, unit_bytes: float, groups: int | None):
@@ -248,6 +251,6 @@ def heuristic_bound(instance: TopologyInstance, *, relaxation: bool | None = Non
         relaxation = instance.servers <= MAX_RELAXATION_SERVERS
     if relaxation:
         lp = relaxation_bound(instance, time_limit=time_limit)
-        if lp is not None and lp > float(fast) * (1 + 1e-9):
+        if lp is not None and lp > float(fast) * (1 + CERTIFY_RTOL):   # else the same figure
             found["flow-relaxation"] = lp
     return NamedBound.best(found, sense="min")

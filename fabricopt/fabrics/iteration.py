@@ -194,6 +194,13 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
     SolverUnavailable
         If the placement kind's ``balance`` is not installed.
     """
+    return _balanced(graph, k, tau_s=tau_s, max_peers=max_peers, link_gbps=link_gbps).to_dict()
+
+
+def _balanced(graph: OpGraph, k: int, *, tau_s: float, max_peers: int | None,
+              link_gbps: float):
+    """:func:`placement_instance` as the instance object (what ``solve`` reads: the
+    object skips a JSON round trip, which at k = 1,024 parses half a million sub-ops)."""
     try:
         from fabricopt.algorithms.placement.sipml import balance
     except ImportError:
@@ -201,11 +208,9 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
                                 "heuristics.sipml.balance, which is not installed here; "
                                 "use k = 1 (pure data parallelism)") from None
     k = as_int("k", k, minimum=1)
-    instance = balance(graph, as_float("tau_s", tau_s, positive=True), k)
-    data = dict(instance.to_dict() if hasattr(instance, "to_dict") else instance)
-    data.update(max_peers=max(1, k - 1) if max_peers is None else max_peers,
-                link_gbps=as_float("link_gbps", link_gbps, positive=True))
-    return data
+    return balance(graph, as_float("tau_s", tau_s, positive=True), k,
+                   max_peers=max(1, k - 1) if max_peers is None else max_peers,
+                   link_gbps=as_float("link_gbps", link_gbps, positive=True))
 
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
@@ -263,17 +268,18 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                 f"'placement' problem kind, which is not registered here; "
                                 f"use k = 1 (pure data parallelism)")
     max_peers = fabric.max_peers(k, l)
-    data = placement_instance(graph, k, tau_s=tau_s, max_peers=max_peers,
-                              link_gbps=fabric.per_node_gbps)
-    result = solve(data, method, seed=seed, time_limit=time_limit)
+    instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
+                         link_gbps=fabric.per_node_gbps)
+    result = solve(instance, method, seed=seed, time_limit=time_limit)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(),
-                               method=method, result=result, max_peers=max_peers)
+    return plan_from_placement(workload, graph, l, instance.to_dict(),
+                               result.solution.to_dict(), method=method, result=result,
+                               max_peers=max_peers)
 
 
 def serial_plan(plan: Plan) -> Plan:

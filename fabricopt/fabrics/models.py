@@ -57,8 +57,8 @@ from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.methods import methods, solve
 from fabricopt.fabrics.flows import Links, pair_links, port_links
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
-from fabricopt.fabrics.traffic import (Traffic, as_traffic, port_bound_s, ring_allreduce_bytes,
-                                       transfer_s)
+from fabricopt.fabrics.traffic import (SparseTraffic, Traffic, as_traffic, port_bound_s,
+                                       ring_allreduce_bytes, transfer_s)
 
 __all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipOcs", "SipRing",
            "DirectConnect", "cost_matched_fat_tree", "method_available", "port_shares"]
@@ -185,6 +185,18 @@ class Fabric(abc.ABC):
         """Seconds to deliver ``traffic`` (a Traffic or an N x N byte matrix) at once."""
         return self.allocate(traffic).comm_time_s
 
+    #: Does :meth:`sparse_comm_time_s` price from the pairs alone, in O(pairs) time and
+    #: memory (a closed form), rather than through the N x N :meth:`allocate`?
+    sparse_pricing: ClassVar[bool] = False
+
+    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+        """:meth:`comm_time` of a :class:`~fabricopt.fabrics.traffic.SparseTraffic`.
+
+        Fabrics with :attr:`sparse_pricing` compute it from the pairs; the others
+        (configured by a solver) from the dense matrix.
+        """
+        return self.comm_time(traffic.to_traffic())
+
     @abc.abstractmethod
     def cost_breakdown(self, nodes: int, prices: Prices = DEFAULT_PRICES) -> dict[str, float]:
         """$ per component (switches, transceivers, NICs, ...) for ``nodes`` endpoints."""
@@ -262,6 +274,11 @@ class ElectFlat(Fabric):
                           ring_gbps=port_shares(t.ring_matrix(), self.gbps),
                           links=port_links(t.nodes, self.gbps))
 
+    sparse_pricing: ClassVar[bool] = True
+
+    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+        return _sparse_port_time_s(traffic, self.gbps)
+
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
         return FatTree(nodes, self.gbps).cost_breakdown(nodes, prices)
 
@@ -274,6 +291,26 @@ def _fluid_time(loads: np.ndarray, capacity_gbps) -> float:
     if loads.size == 0:
         return 0.0
     return float(np.max(transfer_s(loads, capacity_gbps)))
+
+
+def _sparse_port_time_s(traffic: SparseTraffic, gbps: float, nodes_per_port: int = 1) -> float:
+    """The busiest port's time on a sparse traffic: node i sits on port
+    ``i // nodes_per_port``, each port carries ``gbps`` out and ``gbps`` in, and only
+    bytes between different ports load them (the fluid model of the dense pricing).
+
+    Examples
+    --------
+    >>> t = SparseTraffic.from_pairs(4, [0, 0, 1], [1, 2, 3], [1e9, 1e9, 1e9])
+    >>> _sparse_port_time_s(t, 8.0), _sparse_port_time_s(t, 8.0, nodes_per_port=2)
+    (2.0, 2.0)
+    """
+    port_src, port_dst = traffic.src // nodes_per_port, traffic.dst // nodes_per_port
+    crossing = port_src != port_dst
+    ports = -(-traffic.nodes // nodes_per_port)
+    nbytes = traffic.bytes[crossing]
+    out = np.bincount(port_src[crossing], weights=nbytes, minlength=ports)
+    into = np.bincount(port_dst[crossing], weights=nbytes, minlength=ports)
+    return _fluid_time(np.concatenate([out, into]), gbps)
 
 
 @dataclass(frozen=True)
@@ -331,6 +368,12 @@ class ElectCluster(Fabric):
         return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
                           ring_gbps=shares(t.ring_matrix()),
                           links=port_links(t.nodes, self.intra_gbps, server, self.inter_gbps))
+
+    sparse_pricing: ClassVar[bool] = True
+
+    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+        return max(_sparse_port_time_s(traffic, self.intra_gbps),
+                   _sparse_port_time_s(traffic, self.inter_gbps, self.gpus_per_server))
 
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
         servers = -(-nodes // self.gpus_per_server)
@@ -399,18 +442,32 @@ class FatTree(Fabric):
     def per_node_gbps(self) -> float:
         return self.link_gbps
 
+    def _check_nodes(self, nodes: int) -> None:
+        if nodes > self.hosts:
+            fail("traffic_bytes", f"{nodes} x {nodes}", f"has more nodes than the "
+                                                        f"Fat-tree's {self.hosts} hosts")
+
+    @property
+    def _edge_gbps(self) -> float:
+        return self.hosts_per_edge * self.link_gbps / self.oversubscription
+
+    sparse_pricing: ClassVar[bool] = True
+
+    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+        self._check_nodes(traffic.nodes)
+        return max(_sparse_port_time_s(traffic, self.link_gbps),
+                   _sparse_port_time_s(traffic, self._edge_gbps, self.hosts_per_edge))
+
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
-        if t.nodes > self.hosts:
-            fail("traffic_bytes", f"{t.nodes} x {t.nodes}", f"has more nodes than the "
-                                                            f"Fat-tree's {self.hosts} hosts")
+        self._check_nodes(t.nodes)
         total = t.total_matrix()
         edge = np.arange(t.nodes) // self.hosts_per_edge
         local = edge[:, None] == edge[None, :]
         leaving = np.where(local, 0.0, total)
         up = np.bincount(edge, weights=leaving.sum(axis=1))
         down = np.bincount(edge, weights=leaving.sum(axis=0))
-        edge_gbps = self.hosts_per_edge * self.link_gbps / self.oversubscription
+        edge_gbps = self._edge_gbps
         time = max(port_bound_s(t, self.link_gbps),
                    _fluid_time(np.concatenate([up, down]), edge_gbps))
         def shares(m):

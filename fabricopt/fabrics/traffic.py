@@ -30,7 +30,7 @@ from fabricopt.errors import InvalidInstance
 from fabricopt.problems._validate import as_float, as_int, as_list, fail
 from fabricopt.problems.opgraph import OpGraph
 
-__all__ = ["AllReduce", "Traffic", "as_traffic", "ring_allreduce_bytes", "port_bound_s",
+__all__ = ["AllReduce", "Traffic", "SparseTraffic", "as_traffic", "ring_allreduce_bytes", "port_bound_s",
            "transfer_s", "hybrid_traffic", "dp_groups", "mp_traffic", "params_per_gpu"]
 
 
@@ -144,6 +144,59 @@ class Traffic:
     def to_dict(self) -> dict[str, Any]:
         return {"traffic_bytes": self.matrix_bytes.tolist(),
                 "allreduce": [g.to_dict() for g in self.allreduce]}
+
+
+@dataclass(frozen=True)
+class SparseTraffic:
+    """Per-iteration bytes between ``nodes`` nodes as sorted, merged (src, dst) pairs.
+
+    The point-to-point part of a :class:`Traffic` in O(pairs) memory: a job's
+    collectives on thousands of GPUs touch a few pairs per GPU, and its N x N matrix
+    would not fit (9,216 GPUs: 680 MB per matrix). Packet-switched fabrics price it
+    as it is (:meth:`~fabricopt.fabrics.models.Fabric.sparse_comm_time_s`).
+
+    Examples
+    --------
+    >>> t = SparseTraffic.from_pairs(3, [0, 0, 1], [1, 1, 2], [1.0, 2.0, 5.0])
+    >>> t.src.tolist(), t.dst.tolist(), t.bytes.tolist()
+    ([0, 1], [1, 2], [3.0, 5.0])
+    """
+
+    nodes: int
+    src: np.ndarray
+    dst: np.ndarray
+    bytes: np.ndarray
+
+    @classmethod
+    def from_pairs(cls, nodes: int, src, dst, nbytes) -> "SparseTraffic":
+        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+        nbytes = np.asarray(nbytes, dtype=float)
+        keep = (src != dst) & (nbytes > 0)
+        key, inverse = np.unique(src[keep] * nodes + dst[keep], return_inverse=True)
+        merged = np.bincount(inverse, weights=nbytes[keep], minlength=len(key))
+        return cls(nodes, key // nodes, key % nodes, merged)
+
+    @property
+    def total_bytes(self) -> float:
+        return float(self.bytes.sum())
+
+    def sent_bytes(self) -> np.ndarray:
+        """Bytes each GPU sends."""
+        return np.bincount(self.src, weights=self.bytes, minlength=self.nodes)
+
+    def received_bytes(self) -> np.ndarray:
+        """Bytes each GPU receives."""
+        return np.bincount(self.dst, weights=self.bytes, minlength=self.nodes)
+
+    def to_dense(self) -> np.ndarray:
+        """The N x N matrix (mind the size: N^2 floats)."""
+        out = np.zeros((self.nodes, self.nodes))
+        out[self.src, self.dst] = self.bytes
+        return out
+
+    def to_traffic(self) -> Traffic:
+        """As a :class:`~fabricopt.fabrics.traffic.Traffic` for the fabric models."""
+        return Traffic(self.to_dense())
 
 
 def as_traffic(traffic) -> Traffic:

@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable
 
 from fabricopt.milp import (BACKENDS, BuildTimeLimit, MilpRun, build_deadline, cbc_available,
-                            highs_version, run_milp)
+                            highs_version, run_milp, unavailable_backends)
 from fabricopt.methods.options import Option, between
 from fabricopt.methods.result import SolverOutput
 
@@ -20,7 +20,8 @@ __all__ = ["MilpRun", "run_milp", "milp_method", "highs_version", "cbc_available
            "time_left", "MILP_OPTIONS", "BACKEND_OPTION", "SYMMETRY_OPTION"]
 
 #: The ``backend`` option of every method that solves a MILP or an LP.
-BACKEND_OPTION = Option("backend", str, "highs", "MILP/LP backend", choices=BACKENDS)
+BACKEND_OPTION = Option("backend", str, "highs", "MILP/LP backend", choices=BACKENDS,
+                        unavailable=unavailable_backends)
 
 #: The options every ``milp`` method declares (see :mod:`fabricopt.methods.options`).
 MILP_OPTIONS = (

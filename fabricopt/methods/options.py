@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from fabricopt.errors import InvalidArgument, InvalidOption
+from fabricopt.errors import InvalidArgument, InvalidOption, SolverUnavailable
 
 __all__ = ["Option", "at_least", "between", "infer_options", "RESERVED"]
 
@@ -84,6 +84,22 @@ class Option:
         ``check(value, instance) -> None`` when the value is fine, else the rule it
         breaks (``"must be >= 1"``). ``instance`` is the instance being solved, for
         values that depend on it (None when validated without one).
+    unavailable : callable, optional
+        ``unavailable() -> {choice: why}``: the choices that cannot run on this
+        machine (a solver binary that is missing), asked each time. Choosing one
+        raises :class:`~fabricopt.errors.SolverUnavailable`; ``describe`` leaves it
+        out of the choices and says why.
+
+    Examples
+    --------
+    >>> backend = Option("backend", str, "highs", "MILP backend", choices=("highs", "cbc"),
+    ...                  unavailable=lambda: {"cbc": "its binary is missing"})
+    >>> backend.describe()
+    'backend=highs  (one of highs; cbc unavailable here: its binary is missing) MILP backend'
+    >>> backend.validate("cbc")
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.SolverUnavailable: backend = 'cbc': its binary is missing
     """
 
     name: str
@@ -92,6 +108,7 @@ class Option:
     doc: str = ""
     choices: tuple | None = None
     check: Callable[..., str | None] | None = None
+    unavailable: Callable[[], dict] | None = None
 
     def __post_init__(self):
         if self.type is not None and self.type not in _TYPES:
@@ -124,6 +141,9 @@ class Option:
                                                 for c in self.choices):
             raise self._error(value, "must be one of "
                                      + ", ".join(_text(c) for c in self.choices))
+        missing = self.unavailable() if self.unavailable is not None else {}
+        if value in missing:
+            raise SolverUnavailable(f"{self.name} = {value!r}: {missing[value]}")
         if self.check is not None:
             rule = self.check(value, instance)
             if rule:
@@ -164,7 +184,10 @@ class Option:
     def describe(self) -> str:
         """``name=default  (rule) doc``: one line for ``fabricopt methods``."""
         if self.choices is not None:
-            rule = "one of " + ", ".join(_text(c) for c in self.choices)
+            missing = self.unavailable() if self.unavailable is not None else {}
+            rule = "one of " + ", ".join(_text(c) for c in self.choices if c not in missing)
+            rule += "".join(f"; {_text(c)} unavailable here: {why}"
+                            for c, why in missing.items())
         elif self.type is not None:
             rule = self.type.__name__ + (" or none" if self.default is None else "")
         else:

@@ -21,9 +21,11 @@ formulation into a registered method.
 
 from fabricopt.milp.deadline import BuildTimeLimit, build_deadline, check_deadline
 from fabricopt.milp.model import MilpModel, new_problem
-from fabricopt.milp.run import BACKENDS, MilpRun, cbc_available, highs_version, run_milp
+from fabricopt.milp.run import (BACKENDS, MilpRun, cbc_available, highs_version, run_milp,
+                                unavailable_backends)
 from fabricopt.milp.sparse import ColumnValues, SparseModel, to_pulp
 
-__all__ = ["MilpModel", "new_problem", "MilpRun", "run_milp", "BACKENDS", "cbc_available",
+__all__ = ["MilpModel", "new_problem", "MilpRun", "run_milp", "BACKENDS", "unavailable_backends",
+           "cbc_available",
            "highs_version", "BuildTimeLimit", "build_deadline", "check_deadline",
            "SparseModel", "ColumnValues", "to_pulp"]

@@ -33,13 +33,16 @@ import numpy as np
 
 from fabricopt.errors import SolverFailure
 from fabricopt.milp.arrays import LinearArrays
-from fabricopt.problems.tolerances import SOLVER_FEASIBILITY_TOL
+from fabricopt.problems.tolerances import SOLVER_FEASIBILITY_TOL, SOLVER_GAP_TOL
 from fabricopt.milp.sparse import ColumnValues
 
 __all__ = ["solve_highs", "highs_version", "new_highs"]
 
 _EMPTY_ROW_TOL = 1e-9   # a constant row of an empty model holds within this (docs/formats.rst)
-_OBJECTIVE_RTOL = 1e-6  # HiGHS's objective and its columns' must agree to rounding
+# HiGHS's objective and its columns' must agree to rounding. Not a certificate
+# tolerance: it only catches columns that are not the solution HiGHS scored (a stale
+# MIP start, wrong by far more); ``solve`` certifies at CERTIFY_RTOL (problems/tolerances.py).
+_OBJECTIVE_RTOL = 1e-6
 _MIN_RUN_S = 1e-3       # HiGHS needs a positive time limit
 
 
@@ -99,9 +102,11 @@ def load_highs(arrays: LinearArrays, *, rel_gap: float, seed: int, start,
     h.setOptionValue("mip_rel_gap", float(rel_gap))
     # models are scaled to coefficients near 1: these tolerances keep HiGHS's optimum
     # within the certificate's relative tolerance of the re-scored objective
-    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance",
-                   "mip_feasibility_tolerance"):
+    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
         h.setOptionValue(option, SOLVER_FEASIBILITY_TOL)
+    # the search prunes and stops by this one: at the certificate's own 1e-9 the dual
+    # bound of a 12-op placement model's optimum lands 1.05e-9 below it, outside the proof
+    h.setOptionValue("mip_feasibility_tolerance", SOLVER_GAP_TOL)
     if rel_gap == 0:
         # HiGHS also stops at an absolute gap of 1e-6, which is 0.1 % of a 1 ms makespan:
         # an exact reference run must close the gap whatever the objective's units.

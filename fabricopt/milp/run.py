@@ -11,15 +11,32 @@ import pulp
 
 from fabricopt.errors import SolverUnavailable
 from fabricopt.milp.arrays import from_pulp
+from fabricopt.milp import cbc as _cbc
 from fabricopt.milp.cbc import cbc_available, solve_cbc
 from fabricopt.milp.deadline import BuildTimeLimit, build_deadline
 from fabricopt.milp.highs import highs_version, solve_empty, solve_highs
 from fabricopt.milp.model import MilpModel, new_problem  # noqa: F401  (new_problem: the doctest)
 from fabricopt.milp.sparse import SparseModel, columns_of, named_start, to_pulp
 
-__all__ = ["MilpRun", "run_milp", "BACKENDS", "cbc_available", "highs_version"]
+__all__ = ["MilpRun", "run_milp", "BACKENDS", "unavailable_backends", "cbc_available",
+           "highs_version"]
 
 BACKENDS = ("highs", "cbc")
+
+
+def unavailable_backends() -> dict[str, str]:
+    """The backends of :data:`BACKENDS` that cannot run here, each with why (one line).
+
+    HiGHS is a dependency (highspy); CBC is PuLP's bundled binary, probed on every call
+    (:func:`fabricopt.milp.cbc.cbc_unavailable`).
+
+    Examples
+    --------
+    >>> sorted(set(unavailable_backends()) - {"cbc"})
+    []
+    """
+    why = _cbc.cbc_unavailable()
+    return {} if why is None else {"cbc": why}
 
 
 @dataclass

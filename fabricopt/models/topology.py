@@ -48,8 +48,11 @@ __all__ = ["build", "reach_targets", "ring_candidates", "is_exact", "routes_from
 
 #: (g-1)! directed Hamiltonian cycles are enumerated up to this many (g <= 8).
 MAX_RING_ORDERS = 5040
-# Flows below this (in links) are solver noise; shares below it are dropped.
-_EPS = 1e-7
+# Flows and shares at or below this (in links, near 1 by scaling) are dropped as solver
+# noise. It sits far below the solver's tolerances: a 3 kB ring beside 10 GB flows at
+# about 1e-7, and keeping noise costs at most noise on a link, while dropping a real
+# flow reroutes its demand whole.
+_EPS = 1e-12
 
 
 def ring_candidates(members, max_ring_orders: int = MAX_RING_ORDERS) -> list[tuple[int, ...]]:

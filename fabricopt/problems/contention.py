@@ -15,6 +15,10 @@ share no link, directly or through other jobs, never affect one another: they ar
 simulated as separate components (smaller, faster), which also makes a component's
 numbers independent of the rest of the cluster.
 
+Each component runs in a compiled event loop (:mod:`fabricopt.problems._simkernel`);
+the Python loop below (``backend="python"``) is its oracle: both do the same float
+operations in the same order and give the same numbers, bit for bit.
+
 References
 ----------
 .. [1] J. Cao et al., "Crux: GPU-Efficient Communication Scheduling for Deep Learning
@@ -32,7 +36,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from fabricopt.errors import InvalidArgument, InvalidInstance
+from fabricopt.errors import InvalidArgument, InvalidInstance, InvalidOption
 from fabricopt.problems._flowstate import FlowState
 
 __all__ = ["SimJob", "SimResult", "simulate", "link_components", "utilization",
@@ -44,6 +48,9 @@ _EVENT_RTOL = 1e-12
 #: Most events one simulation may take (our limit, about half a minute on one core):
 #: instances that would need more are rejected before any work, never run unbounded.
 MAX_EVENTS = 2_000_000
+
+# Event loops `simulate` runs (its ``backend``).
+_BACKENDS = (None, "compiled", "python", "list", "array")
 
 
 @dataclass(frozen=True)
@@ -214,9 +221,12 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
         Also return every iteration end time.
     names : sequence of str, optional
         How an error names each job (default ``#0``, ``#1``, ...).
-    backend : {None, "list", "array"}
-        Force a fill kernel (:mod:`fabricopt.problems._flowstate`); None picks by the
-        size of each cluster of active flows. Both give the same rates.
+    backend : {None, "compiled", "python", "list", "array"}
+        The event loop: None or ``"compiled"`` runs the compiled kernel
+        (:mod:`fabricopt.problems._simkernel`); ``"python"`` the Python loop, its oracle,
+        whose fill kernel (:mod:`fabricopt.problems._flowstate`) is picked by the size of
+        each cluster of active flows, or forced by ``"list"`` or ``"array"``. All give
+        the same numbers, bit for bit.
 
     Returns
     -------
@@ -250,9 +260,11 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     if not window_s > 0 or not warmup_s >= 0:
         raise InvalidArgument(f"window_s = {window_s!r}, warmup_s = {warmup_s!r}: need window > 0 "
                          f"and warm-up >= 0")
-    require_bounded_work(warmup_s + window_s, [_fastest_iteration_s(link_gbps, job, jitter)
-                                               for job in jobs],
-                         [len(job.flows) for job in jobs],
+    if backend not in _BACKENDS:
+        raise InvalidOption(f"backend = {backend!r}: must be one of "
+                            f"{', '.join(map(repr, _BACKENDS))}")
+    fastest_s = [_fastest_iteration_s(link_gbps, job, jitter) for job in jobs]
+    require_bounded_work(warmup_s + window_s, fastest_s, [len(job.flows) for job in jobs],
                          names or [f"#{j}" for j in range(len(jobs))])
     for j, job in enumerate(jobs):
         if job.flow_cap_gbps and (len(job.flow_cap_gbps) != len(job.flows) or not all(
@@ -265,8 +277,14 @@ def simulate(link_gbps: Mapping[str, float], jobs: Sequence[SimJob], warmup_s: f
     iterations = np.zeros(n, dtype=np.int64)
     ends: list[tuple] = [()] * n
     for group in link_components(jobs):
-        part = _Component(link_gbps, [jobs[j] for j in group], group, warmup_s,
-                          warmup_s + window_s, jitter, seed, trace, backend).run()
+        members = [jobs[j] for j in group]
+        if backend in (None, "compiled"):
+            part = _run_compiled(link_gbps, members, group, warmup_s, warmup_s + window_s,
+                                 jitter, seed, trace, [fastest_s[j] for j in group])
+        else:
+            part = _Component(link_gbps, members, group, warmup_s, warmup_s + window_s,
+                              jitter, seed, trace, None if backend == "python" else backend
+                              ).run()
         # a sum of per-iteration pieces may overshoot the window by rounding
         compute[group] = np.minimum(part[0], window_s)
         sent[group], iterations[group] = part[1], part[2]
@@ -314,26 +332,91 @@ def _shared_links(link_gbps, paths):
     return cap, flinks, fcap
 
 
+def _component_flows(link_gbps, jobs):
+    """The flows of a group of jobs, numbered job by job.
+
+    Returns ``(shared link capacities in bit/s, bits per flow, job of each flow,
+    per-flow tuples of shared link numbers, per-flow caps in bit/s)``.
+    """
+    fjob, fbits, paths = [], [], []
+    for j, job in enumerate(jobs):
+        for nbytes, links in job.flows:
+            fjob.append(j)
+            fbits.append(8.0 * float(nbytes))
+            paths.append(links)
+    cap, flinks, fcap = _shared_links(link_gbps, paths)
+    limits = [limit for job in jobs
+              for limit in (job.flow_cap_gbps or (math.inf,) * len(job.flows))]
+    fcap = [min(own, float(limit) * 1e9) for own, limit in zip(fcap, limits)]
+    return cap, fbits, fjob, flinks, fcap
+
+
+def _event_eps(b: float) -> float:
+    # Events closer than this are one event: times are sums of float durations, whose
+    # rounding grows with the span simulated; relative, so the simulation is the same
+    # at every time scale (b > 0: the window is positive)
+    return _EVENT_RTOL * b
+
+
+def _draws_per_job(b: float, fastest_s) -> list[int]:
+    """Jitter draws to give each job: it starts at most once per iteration ending before
+    ``b``, plus the first (:func:`require_bounded_work`'s bound). The kernel says so if a
+    job needs more, and gets twice as many."""
+    return [int(min(b / s, MAX_EVENTS)) + 2 if s > 0 else 2 for s in fastest_s]
+
+
+def _run_compiled(link_gbps, jobs, job_ids, a, b, jitter, seed, trace, fastest_s):
+    """:class:`_Component`'s ``run`` by the compiled kernel (:mod:`._simkernel`): the
+    same operations in the same order, so the same numbers."""
+    from fabricopt.problems._simkernel import RAN_OUT_OF_DRAWS, run_component
+
+    cap, fbits, fjob, flinks, fcap = _component_flows(link_gbps, jobs)
+    path_ptr = np.zeros(len(flinks) + 1, dtype=np.int64)
+    np.cumsum([len(p) for p in flinks], out=path_ptr[1:])
+    path_links = np.fromiter((e for p in flinks for e in p), dtype=np.int64,
+                             count=int(path_ptr[-1]))
+    job_ptr = np.zeros(len(jobs) + 1, dtype=np.int64)
+    np.cumsum([len(job.flows) for job in jobs], out=job_ptr[1:])
+    arrays = (np.array(cap, dtype=float), path_ptr, path_links, np.array(fbits, dtype=float),
+              np.array(fjob, dtype=np.int64), np.array(fcap, dtype=float),
+              np.array([int(jobs[j].level) for j in fjob], dtype=np.int64), job_ptr,
+              np.array([float(job.compute_s) for job in jobs]),
+              np.array([float(job.overlap) for job in jobs]))
+    jitter = float(jitter)
+    starts = _draws_per_job(b, fastest_s)
+    while True:
+        if jitter > 0:
+            # job j's k-th draw of its own stream (seed, j), as _Component draws them
+            draws = np.concatenate([np.random.default_rng([int(seed) % 2**32, j]).uniform(
+                -jitter, jitter, size=k) for j, k in zip(job_ids, starts)])
+            draw_ptr = np.zeros(len(jobs) + 1, dtype=np.int64)
+            np.cumsum(starts, out=draw_ptr[1:])
+        else:
+            draws, draw_ptr = np.zeros(0), np.zeros(len(jobs) + 1, dtype=np.int64)
+        compute_in, sent_bits, done, end_job, end_t, status = run_component(
+            *arrays, draws, draw_ptr, jitter > 0, float(a), float(b), _event_eps(b),
+            bool(trace))
+        if status != RAN_OUT_OF_DRAWS:
+            break
+        starts = [2 * k for k in starts]
+    ends = None
+    if trace:
+        ends = [[] for _ in jobs]
+        for j, t in zip(end_job.tolist(), end_t.tolist()):
+            ends[j].append(t)
+        ends = [tuple(e) for e in ends]
+    return compute_in, sent_bits / 8.0, done, ends
+
+
 class _Component:
-    """The event loop for one group of jobs connected by shared links."""
+    """The event loop for one group of jobs connected by shared links, in Python (the
+    oracle of the compiled kernel)."""
 
     def __init__(self, link_gbps, jobs, job_ids, a, b, jitter, seed, trace, backend=None):
         self.a, self.b = a, b
-        # Events closer than this are one event: times are sums of float durations, whose
-        # rounding grows with the span simulated; relative, so the simulation is the same
-        # at every time scale (b > 0: the window is positive)
-        self.eps = _EVENT_RTOL * b
+        self.eps = _event_eps(b)
         self.trace = trace
-        fjob, fbits, paths = [], [], []
-        for j, job in enumerate(jobs):
-            for nbytes, links in job.flows:
-                fjob.append(j)
-                fbits.append(8.0 * float(nbytes))
-                paths.append(links)
-        cap, flinks, fcap = _shared_links(link_gbps, paths)
-        limits = [limit for job in jobs
-                  for limit in (job.flow_cap_gbps or (math.inf,) * len(job.flows))]
-        fcap = [min(own, float(limit) * 1e9) for own, limit in zip(fcap, limits)]
+        cap, fbits, fjob, flinks, fcap = _component_flows(link_gbps, jobs)
         self.flows = FlowState(cap, fbits, fjob, flinks, fcap, [int(job.level) for job in jobs],
                                (a, b), backend)
         self.C = [float(job.compute_s) for job in jobs]

@@ -22,7 +22,7 @@ import contextlib
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -30,18 +30,22 @@ from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic,
                                        check_transfer)
+from fabricopt.problems.tolerances import FEASIBILITY_RTOL
 from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
                                           matrix_array, reject_unknown_keys, require)
+from fabricopt.problems.sparse_traffic import (SparseTraffic, as_sparse_traffic,
+                                               canonical_pairs, is_sparse_form)
 
 __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "TopologySolution",
+           "SparseTraffic", "PairValues",
            "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads",
-           "path_loads", "busiest_link_time", "mean_hops",
+           "path_loads", "busiest_link_time", "mean_hops", "demand_pairs", "ring_pairs",
+           "link_count_pairs", "pair_loads", "busiest_pair_time",
            "ring_bytes_per_member", "generate"]
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
 _SOLUTION_KEYS = ("links", "rings", "routes")
-# docs/formats.rst: feasibility tolerance, relative.
-_RTOL = 1e-9
+_RTOL = FEASIBILITY_RTOL
 
 
 @contextlib.contextmanager
@@ -137,8 +141,12 @@ class TopologyInstance:
     allreduce : sequence of AllReduceGroup or dict
         The AllReduce groups ``{"members": [...], "bytes": b}``; their ring orders are
         part of the solution.
-    traffic_bytes : sequence of sequences of float
-        n x n fixed (model-parallel) bytes from server i to server j; diagonal 0.
+    traffic_bytes : sequence of sequences of float, or dict, or SparseTraffic
+        The fixed (model-parallel) bytes from server i to server j: an n x n matrix
+        (diagonal 0), or only its non-zero pairs ``{"src": [...], "dst": [...],
+        "bytes": [...]}`` (a :class:`SparseTraffic` or a scipy sparse matrix too),
+        which takes O(pairs) memory instead of O(n^2). Both forms give identical
+        results; the form given is the form written.
 
     Examples
     --------
@@ -150,6 +158,14 @@ class TopologyInstance:
     Traceback (most recent call last):
     ...
     fabricopt.errors.InvalidInstance: allreduce[0].members[1] = 7: unknown server (servers are 0..3)
+    >>> sparse = TopologyInstance(4, 2, 100.0, [], {"src": [0, 3], "dst": [1, 0],
+    ...                                             "bytes": [5e8, 2e8]})
+    >>> sparse.traffic[3].tolist()
+    [200000000.0, 0.0, 0.0, 0.0]
+    >>> TopologyInstance(4, 2, 100.0, [], {"src": [0], "dst": [4], "bytes": [1.0]})
+    Traceback (most recent call last):
+    ...
+    fabricopt.errors.InvalidInstance: traffic_bytes.dst[0] = 4: unknown server (servers are 0..3)
     """
 
     servers: int
@@ -176,7 +192,10 @@ class TopologyInstance:
                          f"unknown server (servers are 0..{n - 1})")
             groups.append(group)
         set_(self, "allreduce", tuple(groups))
-        set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, n))
+        if is_sparse_form(self.traffic_bytes):
+            set_(self, "traffic_bytes", as_sparse_traffic("traffic_bytes", self.traffic_bytes, n))
+        else:
+            set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, n))
         self._check_magnitudes()
 
     def _check_magnitudes(self) -> None:
@@ -184,19 +203,74 @@ class TopologyInstance:
         traffic, plus ``2*(g-1)/g * bytes`` from each of a group's g members), and the
         bounds count a byte at most once per hop, ``servers - 1`` times."""
         hops = float(self.servers)
-        check_traffic("traffic_bytes", self.traffic, "link_gbps", self.link_gbps, hops)
+        src, dst, nbytes = self.traffic_pairs
+        with np.errstate(over="ignore", invalid="ignore"):
+            traffic_total = float(nbytes.sum())
+        if nbytes.size:
+            k = int(np.argmax(nbytes))
+            with np.errstate(over="ignore"):
+                total = traffic_total * hops
+            check_transfer(self._traffic_field(int(src[k]), int(dst[k])), float(nbytes[k]),
+                           total, "link_gbps", self.link_gbps)
+        else:
+            check_traffic("traffic_bytes", np.zeros(0), "link_gbps", self.link_gbps)
         with np.errstate(over="ignore"):
             ring = np.array([2.0 * len(g.members) * g.bytes for g in self.allreduce])
-            total = float(ring.sum() + self.traffic.sum()) * hops
+            total = float(ring.sum() + traffic_total) * hops
         if len(ring):
             k = int(np.argmax(ring))
             check_transfer(f"allreduce[{k}].bytes", self.allreduce[k].bytes, total,
                            "link_gbps", self.link_gbps)
 
+    def _traffic_field(self, src: int, dst: int) -> str:
+        """The name of the entry of ``traffic_bytes`` holding the pair src -> dst."""
+        if isinstance(self.traffic_bytes, SparseTraffic):
+            key = (src, dst)
+            k = next(k for k, pair in enumerate(zip(self.traffic_bytes.src,
+                                                    self.traffic_bytes.dst)) if pair == key)
+            return f"traffic_bytes.bytes[{k}]"
+        return f"traffic_bytes[{src}][{dst}]"
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``traffic_bytes`` is in the sparse form (:class:`SparseTraffic`)."""
+        return isinstance(self.traffic_bytes, SparseTraffic)
+
     @cached_property
     def traffic(self) -> np.ndarray:
-        """``traffic_bytes`` as a read-only float array."""
-        return matrix_array(self.traffic_bytes)
+        """``traffic_bytes`` as a read-only n x n float array (O(n^2) memory: the methods
+        that scale read :attr:`traffic_pairs` or :attr:`traffic_csr`)."""
+        if not self.is_sparse:
+            return matrix_array(self.traffic_bytes)
+        n = self.servers
+        a = np.zeros((n, n))
+        src, dst, nbytes = self.traffic_pairs
+        a[src, dst] = nbytes
+        a.flags.writeable = False
+        return a
+
+    @cached_property
+    def traffic_pairs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, dst, bytes)`` of the pairs with traffic (bytes > 0), ordered by
+        ``(src, dst)``; the same arrays whichever form ``traffic_bytes`` has."""
+        if self.is_sparse:
+            out = canonical_pairs(self.traffic_bytes, self.servers)
+        else:
+            src, dst = np.nonzero(self.traffic > 0)
+            out = (src.astype(np.int64), dst.astype(np.int64), self.traffic[src, dst])
+        for a in out:
+            a.flags.writeable = False
+        return out
+
+    @cached_property
+    def traffic_csr(self):
+        """The traffic as a read-only n x n ``scipy.sparse.csr_array`` (the pairs of
+        :attr:`traffic_pairs`, column indices sorted)."""
+        from scipy.sparse import csr_array
+
+        src, dst, nbytes = self.traffic_pairs
+        n = self.servers
+        return csr_array((nbytes, (src, dst)), shape=(n, n))
 
     @property
     def link_bytes_per_s(self) -> float:
@@ -207,7 +281,8 @@ class TopologyInstance:
         return {"problem": "topology", "servers": self.servers, "degree": self.degree,
                 "link_gbps": self.link_gbps,
                 "allreduce": [g.to_dict() for g in self.allreduce],
-                "traffic_bytes": [list(r) for r in self.traffic_bytes]}
+                "traffic_bytes": (self.traffic_bytes.to_dict() if self.is_sparse
+                                  else [list(r) for r in self.traffic_bytes])}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "TopologyInstance":
@@ -401,6 +476,77 @@ def _validate_ids(instance: TopologyInstance, solution: TopologySolution) -> Non
                 known(f"routes[{k}].paths[{p}].nodes[{m}]", server)
 
 
+class PairValues(NamedTuple):
+    """Numbers on ordered pairs of servers, sparse: ``values[k]`` belongs to the pair
+    ``keys[k] = src * n + dst``; ``keys`` ascending and distinct, every pair not listed
+    holds 0.
+
+    Examples
+    --------
+    >>> pv = PairValues(3, np.array([1, 5]), np.array([2.0, 7.0]))
+    >>> pv.get(np.array([0, 1]), np.array([1, 2])).tolist(), pv.dense()[1].tolist()
+    ([2.0, 7.0], [0.0, 0.0, 7.0])
+    """
+
+    n: int
+    keys: np.ndarray
+    values: np.ndarray
+
+    @property
+    def src(self) -> np.ndarray:
+        return self.keys // self.n
+
+    @property
+    def dst(self) -> np.ndarray:
+        return self.keys % self.n
+
+    def get(self, src, dst) -> np.ndarray:
+        """The values of the pairs ``(src[k], dst[k])``, 0 where a pair is not listed."""
+        wanted = np.asarray(src, dtype=np.int64) * self.n + np.asarray(dst, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.keys, wanted), max(self.keys.size - 1, 0))
+        found = self.keys[at] == wanted if self.keys.size else np.zeros(wanted.shape, bool)
+        out = np.zeros(wanted.shape, dtype=self.values.dtype)
+        out[found] = self.values[at[found]]
+        return out
+
+    def dense(self) -> np.ndarray:
+        """The n x n matrix (O(n^2) memory)."""
+        out = np.zeros(self.n * self.n, dtype=self.values.dtype)
+        out[self.keys] = self.values
+        return out.reshape(self.n, self.n)
+
+
+def _sum_by_pair(n: int, keys, weights, dtype=float) -> PairValues:
+    """The weights summed per pair key, each pair's in the order given (as a loop adding
+    them into a zero matrix would)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    unique, inverse = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inverse.ravel(), weights=np.asarray(weights, dtype=float),
+                       minlength=unique.size)
+    return PairValues(n, unique, sums.astype(dtype))
+
+
+def link_count_pairs(instance: TopologyInstance, solution: TopologySolution) -> PairValues:
+    """:func:`link_counts` in O(links): the parallel links of each linked ordered pair
+    (both directions of a link), as integers.
+
+    Raises
+    ------
+    InvalidSolution
+        If a link names an unknown server.
+    """
+    _validate_ids(instance, solution)
+    n = instance.servers
+    keys, weights = [], []
+    for i, j, count in solution.links:
+        keys.append(i * n + j)
+        weights.append(count)
+        if i != j:
+            keys.append(j * n + i)
+            weights.append(count)
+    return _sum_by_pair(n, keys, weights, dtype=np.int64)
+
+
 def link_counts(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
     """The symmetric n x n integer matrix of parallel links between each pair.
 
@@ -409,13 +555,62 @@ def link_counts(instance: TopologyInstance, solution: TopologySolution) -> np.nd
     InvalidSolution
         If a link names an unknown server.
     """
-    _validate_ids(instance, solution)
-    counts = np.zeros((instance.servers, instance.servers), dtype=np.int64)
-    for i, j, count in solution.links:
-        counts[i, j] += count
-        if i != j:
-            counts[j, i] += count
-    return counts
+    return link_count_pairs(instance, solution).dense()
+
+
+def ring_pairs(instance: TopologyInstance, rings) -> PairValues:
+    """:func:`ring_traffic` in O(ring hops): the bytes ``rings`` send, sender to successor.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(3, 1, 8.0, [{"members": [0, 1], "bytes": 4.0}], [[0] * 3] * 3)
+    >>> pv = ring_pairs(inst, [Ring(0, [1, 0], 0.5)])
+    >>> pv.keys.tolist(), pv.values.tolist()
+    ([1, 3], [2.0, 2.0])
+    """
+    n = instance.servers
+    keys, weights = [], []
+    for ring in rings:
+        per_member = ring.share * ring_bytes_per_member(instance.allreduce[ring.group])
+        for s, t in ring.successors():
+            if s != t:
+                keys.append(s * n + t)
+                weights.append(per_member)
+    return _sum_by_pair(n, keys, weights)
+
+
+def ring_traffic(instance: TopologyInstance, rings) -> np.ndarray:
+    """The n x n bytes that ``rings`` (a sequence of :class:`Ring`) send, sender to successor.
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(2, 1, 8.0, [{"members": [0, 1], "bytes": 4.0}], [[0, 0], [0, 0]])
+    >>> ring_traffic(inst, [Ring(0, [1, 0], 0.5)]).tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
+    return ring_pairs(instance, rings).dense()
+
+
+def demand_pairs(instance: TopologyInstance, rings) -> PairValues:
+    """The pairs with demand > 0: ``traffic_bytes`` plus the ring traffic of ``rings``,
+    in O(pairs) (the same sums, cell by cell, as :func:`demand_matrix`).
+
+    Examples
+    --------
+    >>> inst = TopologyInstance(3, 2, 8.0, [{"members": [0, 1, 2], "bytes": 3.0}],
+    ...                         {"src": [0], "dst": [1], "bytes": [1.0]})
+    >>> pv = demand_pairs(inst, [Ring(0, [0, 1, 2], 1.0)])
+    >>> pv.src.tolist(), pv.dst.tolist(), pv.values.tolist()
+    ([0, 1, 2], [1, 2, 0], [5.0, 4.0, 4.0])
+    """
+    n = instance.servers
+    src, dst, nbytes = instance.traffic_pairs
+    traffic = PairValues(n, src * n + dst, nbytes)
+    ring = ring_pairs(instance, rings)
+    keys = np.union1d(traffic.keys, ring.keys)
+    values = traffic.get(keys // n, keys % n) + ring.get(keys // n, keys % n)
+    positive = values > 0
+    return PairValues(n, keys[positive], values[positive])
 
 
 def demand_matrix(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
@@ -430,32 +625,50 @@ def demand_matrix(instance: TopologyInstance, solution: TopologySolution) -> np.
     [[0.0, 5.0, 0.0], [0.0, 0.0, 4.0], [4.0, 0.0, 0.0]]
     """
     _validate_ids(instance, solution)
-    return instance.traffic + ring_traffic(instance, solution.rings)
+    return demand_pairs(instance, solution.rings).dense()
 
 
-def ring_traffic(instance: TopologyInstance, rings) -> np.ndarray:
-    """The n x n bytes that ``rings`` (a sequence of :class:`Ring`) send, sender to successor.
-
-    Examples
-    --------
-    >>> inst = TopologyInstance(2, 1, 8.0, [{"members": [0, 1], "bytes": 4.0}], [[0, 0], [0, 0]])
-    >>> ring_traffic(inst, [Ring(0, [1, 0], 0.5)]).tolist()
-    [[0.0, 2.0], [2.0, 0.0]]
-    """
-    out = np.zeros((instance.servers, instance.servers))
-    for ring in rings:
-        per_member = ring.share * ring_bytes_per_member(instance.allreduce[ring.group])
-        for s, t in ring.successors():
-            if s != t:
-                out[s, t] += per_member
-    return out
+def _route_tuples(solution: TopologySolution):
+    return ((r.src, r.dst, ((p.nodes, p.fraction) for p in r.paths)) for r in solution.routes)
 
 
 def link_loads(instance: TopologyInstance, solution: TopologySolution) -> np.ndarray:
     """load[i, j]: bytes the routes send over the directed link use i -> j."""
-    return path_loads(demand_matrix(instance, solution),
-                      ((r.src, r.dst, ((p.nodes, p.fraction) for p in r.paths))
-                       for r in solution.routes))
+    _validate_ids(instance, solution)
+    return pair_loads(demand_pairs(instance, solution.rings), _route_tuples(solution)).dense()
+
+
+def pair_loads(demand: PairValues, routes) -> PairValues:
+    """:func:`path_loads` on sparse demand, in O(path hops): the directed link loads of
+    ``routes`` (``(src, dst, paths)``, ``paths`` an iterable of ``(nodes, fraction)``).
+
+    Examples
+    --------
+    >>> demand = PairValues(2, np.array([1]), np.array([4.0]))
+    >>> loads = pair_loads(demand, [(0, 1, [((0, 1), 0.5)])])
+    >>> loads.keys.tolist(), loads.values.tolist()
+    ([1], [2.0])
+    """
+    n = demand.n
+    routes = [(src, dst, paths) for src, dst, paths in routes]
+    volumes = demand.get([r[0] for r in routes], [r[1] for r in routes]).tolist()
+    nodes_of_all, lengths, amounts = [], [], []
+    for (_, _, paths), volume in zip(routes, volumes):
+        if volume <= 0:
+            continue
+        for nodes, fraction in paths:
+            nodes_of_all += nodes
+            lengths.append(len(nodes))
+            amounts.append(fraction * volume)
+    # the hops in the order of the paths and of their nodes: a node and the next one,
+    # unless the node ends its path
+    flat = np.array(nodes_of_all, dtype=np.int64)
+    lengths = np.array(lengths, dtype=np.int64)
+    has_next = np.ones(flat.size, dtype=bool)
+    has_next[np.cumsum(lengths) - 1] = False
+    has_next = has_next[:-1]
+    hops = flat[:-1][has_next] * n + flat[1:][has_next]
+    return _sum_by_pair(n, hops, np.repeat(np.array(amounts, dtype=float), lengths - 1))
 
 
 def path_loads(demand: np.ndarray, routes) -> np.ndarray:
@@ -500,6 +713,26 @@ def busiest_link_time(loads: np.ndarray, counts: np.ndarray, link_bytes_per_s: f
     return float(times.max())
 
 
+def busiest_pair_time(loads: PairValues, counts: PairValues, link_bytes_per_s: float) -> float:
+    """:func:`busiest_link_time` on sparse loads and link counts (the same arithmetic).
+
+    Examples
+    --------
+    >>> loads = PairValues(2, np.array([1, 2]), np.array([4.0, 1.0]))
+    >>> counts = PairValues(2, np.array([1, 2]), np.array([2, 2]))
+    >>> busiest_pair_time(loads, counts, 1.0)
+    2.0
+    """
+    used = loads.values > 0
+    if not used.any():
+        return 0.0
+    keys = loads.keys[used]
+    with np.errstate(divide="ignore"):
+        times = loads.values[used] / (counts.get(keys // loads.n, keys % loads.n)
+                                      * link_bytes_per_s)
+    return float(times.max())
+
+
 def _near(value: float, target: float) -> bool:
     return abs(value - target) <= _RTOL * max(1.0, abs(target))
 
@@ -540,17 +773,21 @@ def _check_rings(instance: TopologyInstance, solution: TopologySolution) -> str 
     return None
 
 
-def _check_routes(instance: TopologyInstance, solution: TopologySolution,
-                  counts: np.ndarray) -> str | None:
+def _check_routes(instance: TopologyInstance, solution: TopologySolution) -> str | None:
+    n = instance.servers
+    linked = set()
+    for i, j, _ in solution.links:
+        linked.add((i, j))
+        linked.add((j, i))
     routed = set()
     for k, route in enumerate(solution.routes):
         s, t = route.src, route.dst
         where = f"routes[{k}] ({s}->{t})"
         if s == t:
             return f"{where}: a route from a server to itself"
-        if (s, t) in routed:
+        if s * n + t in routed:
             return f"{where}: the pair {s}->{t} is routed twice"
-        routed.add((s, t))
+        routed.add(s * n + t)
         if not route.paths:
             return f"{where}: has no path"
         total = 0.0
@@ -561,15 +798,17 @@ def _check_routes(instance: TopologyInstance, solution: TopologySolution,
             if len(set(nodes)) != len(nodes):
                 return f"{where}.paths[{p}] = {list(nodes)}: visits a server twice"
             for a, b in zip(nodes, nodes[1:]):
-                if counts[a, b] == 0:
+                if (a, b) not in linked:
                     return f"{where}.paths[{p}] = {list(nodes)}: servers {a} and {b} are not linked"
             total += path.fraction
         if not _near(total, 1.0):
             return f"{where}: path fractions sum to {total!r}, not 1"
-    demand = demand_matrix(instance, solution)
-    for s, t in np.argwhere(demand > 0):
-        if (int(s), int(t)) not in routed:
-            return f"demand {int(s)}->{int(t)} = {float(demand[s, t])!r} bytes has no route"
+    demand = demand_pairs(instance, solution.rings)
+    missing = np.flatnonzero(~np.isin(demand.keys, np.fromiter(routed, np.int64, len(routed))))
+    if missing.size:
+        k = int(missing[0])
+        s, t = divmod(int(demand.keys[k]), n)
+        return f"demand {s}->{t} = {float(demand.values[k])!r} bytes has no route"
     return None
 
 
@@ -597,7 +836,7 @@ def check(instance: TopologyInstance, solution: TopologySolution) -> CheckResult
     """
     _validate_ids(instance, solution)
     reason = (_check_links(instance, solution) or _check_rings(instance, solution)
-              or _check_routes(instance, solution, link_counts(instance, solution)))
+              or _check_routes(instance, solution))
     return CheckResult.violated(reason) if reason else CheckResult.ok()
 
 
@@ -613,7 +852,9 @@ def evaluate(instance: TopologyInstance, solution: TopologySolution) -> float:
     >>> evaluate(inst, TopologySolution([[0, 1, 2]], [], [route(0, 1), route(1, 0)]))
     1.0
     """
-    return busiest_link_time(link_loads(instance, solution), link_counts(instance, solution),
+    _validate_ids(instance, solution)
+    loads = pair_loads(demand_pairs(instance, solution.rings), _route_tuples(solution))
+    return busiest_pair_time(loads, link_count_pairs(instance, solution),
                              instance.link_bytes_per_s)
 
 
@@ -631,14 +872,15 @@ def mean_hops(instance: TopologyInstance, solution: TopologySolution) -> float:
     >>> mean_hops(inst, sol)
     1.75
     """
-    demand = demand_matrix(instance, solution)
-    total = float(demand.sum())
+    _validate_ids(instance, solution)
+    demand = demand_pairs(instance, solution.rings)
+    total = float(demand.values.sum())
     if total <= 0:
         return 0.0
+    volumes = demand.get([r.src for r in solution.routes], [r.dst for r in solution.routes])
     carried = 0.0
-    for route in solution.routes:
-        volume = demand[route.src, route.dst]
-        carried += float(volume) * sum(p.fraction * p.hops for p in route.paths)
+    for route, volume in zip(solution.routes, volumes.tolist()):
+        carried += volume * sum(p.fraction * p.hops for p in route.paths)
     return carried / total
 
 
@@ -665,7 +907,8 @@ def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float 
 
     Group 0 is data parallelism over every server; groups 1.. are operators split over
     a strided class of servers, as TopoOpt places them. Each server sends model-parallel
-    transfers to ``mp_peers`` (default ``min(2, servers - 1)``) random others. Sizes are log-normal around
+    transfers to ``mp_peers`` (default ``min(2, servers - 1)``) random others. The
+    traffic is in the sparse form (O(servers * mp_peers) memory). Sizes are log-normal around
     ``allreduce_bytes`` and ``mp_bytes`` (TopoOpt's DLRM: 4 GB AllReduce, 32 MB MP; the
     defaults make MP traffic matter).
 
@@ -698,12 +941,15 @@ def generate(seed: int = 0, servers: int = 8, degree: int = 4, link_gbps: float 
     for k in range(groups):
         members = list(range(n)) if k == 0 else _strided_or_random_group(rng, n)
         allreduce.append({"members": members, "bytes": size(allreduce_bytes)})
-    traffic = np.zeros((n, n))
+    src, dst, nbytes = [], [], []
     for s in range(n):
-        others = [t for t in range(n) if t != s]
-        for t in rng.choice(others, size=mp_peers, replace=False):
-            traffic[s, int(t)] = size(mp_bytes)
-    return TopologyInstance(n, degree, link_gbps, allreduce, traffic.tolist())
+        # the k-th other server: k, skipping s (the draws of a choice among the others)
+        for k in rng.choice(n - 1, size=mp_peers, replace=False).tolist():
+            src.append(s)
+            dst.append(k + (k >= s))
+            nbytes.append(size(mp_bytes))
+    return TopologyInstance(n, degree, link_gbps, allreduce,
+                            SparseTraffic(tuple(src), tuple(dst), tuple(nbytes)))
 
 
 KIND = register_kind(ProblemKind(

@@ -120,7 +120,14 @@ def _instances() -> dict:
                               doc="Distinct servers of the group."),
             "bytes": _num(0, doc="Bytes each member all-reduces.")}),
             doc="AllReduce groups, carried by ring orders."),
-        "traffic_bytes": _matrix("Model-parallel bytes server i sends to server j (N x N)."),
+        "traffic_bytes": _doc({"oneOf": [
+            _matrix("Model-parallel bytes server i sends to server j (N x N)."),
+            _object({"src": _array(_int(0), doc="Sending server of each pair."),
+                     "dst": _array(_int(0), doc="Receiving server of each pair."),
+                     "bytes": _array(_num(0), doc="Bytes src[k] sends to dst[k].")},
+                    doc="The sparse form: only the pairs with traffic. Lists of one "
+                        "length, src != dst, each ordered pair at most once.")]},
+            "Model-parallel traffic: an N x N matrix or its non-zero pairs."),
     }, doc="TopoOpt direct-connect topology and routing; minimize the busiest link's time.")
     priorities = _instance("priorities", {
         "levels": _int(1, doc="K priority levels."),

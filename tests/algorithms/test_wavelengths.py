@@ -1,11 +1,14 @@
 """Wavelength heuristics: first-fit colouring against interval-graph theory, greedy and
 the mcf rounding against the checker and the count bound."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
 from fabricopt import InfeasibleInstance
+from fabricopt.algorithms import wavelengths as heuristics
 from fabricopt.algorithms.wavelengths import first_fit, greedy, mcf_schedule
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.wavelengths import WavelengthsInstance, _generate, generate, segment_load
@@ -103,6 +106,79 @@ def test_mcf_rounding_of_any_flows_is_feasible_or_none(seed, data):
     sol = mcf_schedule(inst, flows, seed=seed)
     if sol is not None:
         assert check(inst, sol), check(inst, sol).reason
+
+
+def _drawn_case(seed, data, nodes, wavelengths, **sizes):
+    """A generated instance of drawn size and drawn fractional flows on its pairs."""
+    inst = generate(seed, nodes=data.draw(nodes), wavelengths=data.draw(wavelengths), **sizes)
+    flows = {(i, j, d): data.draw(st.floats(0, 4)) for i, j in inst.demanded
+             for d in ("cw", "ccw")}
+    return inst, flows
+
+
+@given(seed=st.integers(0, 1000), data=st.data())
+def test_mcf_scores_each_rounding_as_evaluate_scores_its_schedule(seed, data):
+    # The rounds are compared on their per-pair counts; every score must be exactly
+    # evaluate's of the schedule the round built.
+    inst, flows = _drawn_case(seed, data, st.integers(4, 12), st.integers(1, 6), max_hops=3,
+                              group=3, mp_peers=2)
+    scores = []
+    counted = heuristics._longest_transfer_s
+
+    def checked(instance, state):
+        scores.append((counted(instance, state), evaluate(instance, state.solution())))
+        return scores[-1][0]
+
+    with mock.patch.object(heuristics, "_longest_transfer_s", checked):
+        sol = mcf_schedule(inst, flows, seed=seed, rounds=3)
+    assert all(fast == slow for fast, slow in scores), scores
+    if sol is not None:
+        assert evaluate(inst, sol) == min(fast for fast, _ in scores)
+
+
+@given(seed=st.integers(0, 1000), data=st.data())
+def test_eviction_takes_the_lightpath_whose_loss_harms_least(seed, data):
+    # Few wavelengths for many peers: transceivers run out and lightpaths get evicted.
+    # Each choice must be the least harmful of all candidates (ties: lowest id), as if
+    # every candidate lightpath were weighed.
+    inst, flows = _drawn_case(seed, data, st.integers(6, 12), st.integers(1, 4), max_hops=4,
+                              group=4, mp_peers=3)
+    weighed = heuristics._least_harm
+
+    def every_candidate(state, victims, candidates):
+        lost = {}
+        for v in victims:
+            lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+
+        def harm(pid):
+            p = state.paths[pid][0]
+            left = state.count[p] - lost.get(p, 0) - 1
+            return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
+        chosen = weighed(state, victims, candidates)
+        assert chosen == min(candidates, key=harm)
+        return chosen
+
+    with mock.patch.object(heuristics, "_least_harm", every_candidate):
+        sol = mcf_schedule(inst, flows, seed=seed, rounds=2)
+    if sol is not None:
+        assert check(inst, sol), check(inst, sol).reason
+
+
+@given(seed=st.integers(0, 1000), moves=st.lists(st.integers(0, 10**6), max_size=60))
+def test_a_schedule_knows_the_lightpaths_of_each_node(seed, moves):
+    inst = generate(seed, nodes=8, wavelengths=3, max_hops=3, group=3, mp_peers=2)
+    pairs = heuristics._Pairs(inst)
+    state = heuristics._Schedule(inst, pairs)
+    for move in moves:
+        if move % 3 == 0 and state.paths:
+            state.remove(sorted(state.paths)[move % len(state.paths)])
+        else:
+            state.place(move % len(pairs))
+    for node in range(inst.nodes):
+        assert state.sourced[node] == {pid for pid, (k, *_) in state.paths.items()
+                                       if pairs.src[k] == node}
+        assert state.sunk[node] == {pid for pid, (k, *_) in state.paths.items()
+                                    if pairs.dst[k] == node}
 
 
 def test_greedy_gives_the_bottleneck_the_spare_wavelengths():

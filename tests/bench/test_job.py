@@ -64,6 +64,23 @@ def test_execute_reports_the_envelope_of_solve():
     json.dumps(out, allow_nan=False)  # a store row: plain JSON
 
 
+def test_execute_records_the_cpu_seconds_of_the_method(temporary_method):
+    import time
+
+    from fabricopt.algorithms.circuits import greedy
+
+    def busy(instance, **_):
+        start = time.process_time()
+        while time.process_time() - start < 0.3:
+            pass
+        return greedy(instance)
+
+    temporary_method("circuits", "busy", busy)
+    out = execute(RunSpec(**{**spec_for("greedy").to_dict(), "method": "busy"}))
+    assert out["status"] == "feasible"
+    assert 0.3 <= out["info"]["cpu_s"] < 0.3 + 60.0
+
+
 def test_execute_records_failures_instead_of_raising():
     out = execute(RunSpec(**{**spec_for("exact").to_dict(), "method": "nope"}))
     assert out["status"] == "error" and "SolverUnavailable" in out["message"]

@@ -15,8 +15,9 @@ structures differ:
   order set (the dict's insertion order);
 * snapshots of the free times are kept in a ring of rows: a restart reads at most
   ``_REPLAY`` positions back, so older ones are never read;
-* each GPU's ops are a sorted array of positions (``slots[g][:count[g]]``), grown by
-  doubling.
+* the positions of each GPU's ops are a bit set (``bits[g]``, one bit a position, and
+  ``summary[g]``, one bit a non-zero word), so that moving an op and finding the last op
+  of a GPU before a position take a few word operations: ``gpus * ops / 8`` bytes.
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` the same code runs
 as Python.
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.typed import List
 
 # the same constants as the Python reference (see sipml.algorithm1_python)
 SNAP = 32
@@ -80,56 +80,80 @@ def _earliest_now(lo, hi, k, free):
 
 
 @njit(cache=True)
-def _free_before(g, q, slots, count, order, end):
-    """End of the last op on GPU ``g`` placed before position ``q`` (0 if none)."""
-    at = np.searchsorted(slots[g][:count[g]], q)
-    if at == 0:
-        return 0.0
-    return end[order[slots[g][at - 1]]]
+def _high_bit(word):
+    """Index of the highest set bit of a non-zero uint64."""
+    at = 0
+    for width in (32, 16, 8, 4, 2, 1):
+        if word >> np.uint64(width):
+            word >>= np.uint64(width)
+            at += width
+    return at
 
 
 @njit(cache=True)
-def _earliest_before(lo, hi, k, q, slots, count, order, end):
+def _below(word, b):
+    """The bits of ``word`` below bit ``b`` (0 <= b < 64)."""
+    return word & ((np.uint64(1) << np.uint64(b)) - np.uint64(1))
+
+
+@njit(cache=True)
+def _last_before(bits, summary, g, q):
+    """The largest position below ``q`` held by GPU ``g``, or -1."""
+    w = q >> 6
+    word = _below(bits[g, w], q & 63)
+    if word:
+        return (w << 6) + _high_bit(word)
+    sw = w >> 6
+    mask = _below(summary[g, sw], w & 63)
+    while not mask:
+        sw -= 1
+        if sw < 0:
+            return -1
+        mask = summary[g, sw]
+    w = (sw << 6) + _high_bit(mask)
+    return (w << 6) + _high_bit(bits[g, w])
+
+
+@njit(cache=True)
+def _hold(bits, summary, g, q):
+    w = q >> 6
+    bits[g, w] |= np.uint64(1) << np.uint64(q & 63)
+    summary[g, w >> 6] |= np.uint64(1) << np.uint64(w & 63)
+
+
+@njit(cache=True)
+def _release(bits, summary, g, q):
+    w = q >> 6
+    bits[g, w] &= ~(np.uint64(1) << np.uint64(q & 63))
+    if not bits[g, w]:
+        summary[g, w >> 6] &= ~(np.uint64(1) << np.uint64(w & 63))
+
+
+@njit(cache=True)
+def _free_before(g, q, bits, summary, order, end):
+    """End of the last op on GPU ``g`` placed before position ``q`` (0 if none)."""
+    at = _last_before(bits, summary, g, q)
+    return end[order[at]] if at >= 0 else 0.0
+
+
+@njit(cache=True)
+def _earliest_before(lo, hi, k, q, bits, summary, order, end):
     best, best_free = lo, np.inf
     for a in range(lo, hi + 1):
-        f = _free_before(a % k, q, slots, count, order, end)
+        f = _free_before(a % k, q, bits, summary, order, end)
         if f < best_free:
             best, best_free = a, f
     return best
 
 
 @njit(cache=True)
-def _slot_insert(slots, count, g, q):
-    arr = slots[g]
-    c = count[g]
-    if c == arr.shape[0]:
-        grown = np.empty(max(2 * c, 8), dtype=np.int64)
-        grown[:c] = arr[:c]
-        slots[g] = grown
-        arr = grown
-    at = np.searchsorted(arr[:c], q)
-    arr[at + 1:c + 1] = arr[at:c].copy()
-    arr[at] = q
-    count[g] = c + 1
-
-
-@njit(cache=True)
-def _slot_remove(slots, count, g, q):
-    arr = slots[g]
-    c = count[g]
-    at = np.searchsorted(arr[:c], q)
-    arr[at:c - 1] = arr[at + 1:c].copy()
-    count[g] = c - 1
-
-
-@njit(cache=True)
-def _move(v, a, k, lift, dev, pos, slots, count):
+def _move(v, a, k, lift, dev, pos, bits, summary):
     g, h = dev[v], a % k
     lift[v] = a
     dev[v] = h
     if g != h:
-        _slot_remove(slots, count, g, pos[v])
-        _slot_insert(slots, count, h, pos[v])
+        _release(bits, summary, g, pos[v])
+        _hold(bits, summary, h, pos[v])
 
 
 @njit(cache=True)
@@ -311,10 +335,9 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
         pos[order[i]] = i
     lift = np.zeros(n, dtype=np.int64)
     placed = np.zeros(n, dtype=np.bool_)
-    slots = List()
-    for g in range(k):
-        slots.append(np.empty(8, dtype=np.int64))
-    count = np.zeros(k, dtype=np.int64)
+    words = (n + 63) >> 6
+    bits = np.zeros((k, words), dtype=np.uint64)
+    summary = np.zeros((k, (words + 63) >> 6), dtype=np.uint64)
     snaps = np.zeros((_ROWS, k))
     new_lift = np.zeros((2, n), dtype=np.int64)
     stamp = np.zeros((2, n), dtype=np.int64)
@@ -336,7 +359,7 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
             j = n
             for t in range(n_moved):
                 v = touched[side, t]
-                _move(v, new_lift[side, v], k, lift, dev, pos, slots, count)
+                _move(v, new_lift[side, v], k, lift, dev, pos, bits, summary)
                 moved_at[v] = i
                 j = min(j, pos[v])
             lo, hi = _interval(x, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
@@ -359,9 +382,9 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
                 v = order[q]            # far back: against the last known timings
                 a, b = _interval(v, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
                 a, b = _bounded(a, b, lift[v] - lift[v] % k, k)
-                _move(v, _earliest_before(a, b, k, q, slots, count, order, end), k, lift,
-                      dev, pos, slots, count)
-                _advance(v, _free_before(dev[v], q, slots, count, order, end), dev, end,
+                _move(v, _earliest_before(a, b, k, q, bits, summary, order, end), k, lift,
+                      dev, pos, bits, summary)
+                _advance(v, _free_before(dev[v], q, bits, summary, order, end), dev, end,
                          par_ptr, par_idx, par_delay, compute)
             free[:] = snaps[(p // SNAP) % _ROWS, :]
             # the restart: re-time from p in runs between snapshots and moved ops,
@@ -381,8 +404,8 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
                     lo_v, hi_v = _interval(v, lift, placed, span, cpar_ptr, cpar_idx,
                                            cch_ptr, cch_idx)
                     lo_v, hi_v = _bounded(lo_v, hi_v, lift[v] - lift[v] % k, k)
-                    _move(v, _earliest_now(lo_v, hi_v, k, free), k, lift, dev, pos, slots,
-                          count)
+                    _move(v, _earliest_now(lo_v, hi_v, k, free), k, lift, dev, pos, bits,
+                          summary)
                 for q in range(a, b):
                     w = order[q]
                     g = dev[w]
@@ -396,7 +419,7 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
         placed[x] = True
         dev[x] = lift[x] % k
         front = lift[x]
-        _slot_insert(slots, count, dev[x], i)
+        _hold(bits, summary, dev[x], i)
         g = dev[x]
         free[g] = _advance(x, free[g], dev, end, par_ptr, par_idx, par_delay, compute)
     return dev, relocations, relocated_ops

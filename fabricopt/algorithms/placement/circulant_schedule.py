@@ -57,6 +57,10 @@ _DEAD_ENDS_IN_A_ROW = 3
 _RING_SIZES = 48
 # Cliques of more GPUs than this are scheduled with numpy (one vector op per op).
 _CLIQUE_FAST = 64
+# Rings of at most this many GPUs (a domain in one uint64) run in the compiled kernel,
+# which checks a deadline every _DEADLINE_EVERY ops.
+_COMPILED_GPUS = 64
+_DEADLINE_EVERY = 1024
 # Work of one search (a Budget's units), at most, in units of about a microsecond of CPython: GPUs tried
 # (and their parents read), domains visited and narrowed, neighbourhoods computed, ring
 # topologies built. A deterministic budget; the clique's schedule is counted but only a
@@ -143,8 +147,8 @@ def _start_on(g: int, near: Sequence[tuple], gpu: list, end: list, free_at: floa
 
 
 def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
-                       order: Sequence[int] | None = None, *, _work: Budget | None = None
-                       ) -> list[int] | None:
+                       order: Sequence[int] | None = None, *, compiled: bool = True,
+                       _work: Budget | None = None) -> list[int] | None:
     """A GPU for every op on the peer topology ``masks`` (see :func:`circulant_masks`),
     or ``None`` at a dead end (or when the search's budget runs out).
 
@@ -158,6 +162,10 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
         answer then keeps the degree limit whatever it is.
     order : sequence of int, optional
         A topological order (default: longest remaining work first).
+    compiled : bool
+        On at most 64 GPUs, run the numba kernel (:mod:`._circulant_kernel`, the
+        default) or the pure-Python loop it mirrors: the same GPUs and the same work
+        counted. A deadline is then checked every 1,024 ops instead of every op.
 
     Returns
     -------
@@ -180,6 +188,8 @@ def circulant_schedule(instance: PlacementInstance, masks: Sequence[int],
     work = _work if _work is not None else Budget()
     if k > _CLIQUE_FAST and all(m == (1 << k) - 1 for m in masks):
         return _clique_schedule(instance, k, order, work)
+    if compiled and k <= _COMPILED_GPUS:
+        return _compiled_schedule(instance, masks, order, work)
     sends = [[w for w, _, b in near if b] for near in instance.children]
     reads = [[u for u, _, b in near if b] for near in instance.parents]
     reach, feeds = _neighbourhoods(masks, work)
@@ -239,21 +249,9 @@ def _neighbourhoods(masks: Sequence[int], work: Budget | None = None):
     domain's GPUs or, on a circulant topology (``masks[h]`` is ``masks[0]`` turned by
     ``h``) when that is fewer, over turns of the domain by each offset."""
     k = len(masks)
-    full = (1 << k) - 1
-
-    def turn(mask: int, by: int) -> int:
-        by %= k
-        return ((mask << by) | (mask >> (k - by))) & full if by else mask
-
     if work is None:
         work = Budget()
-    inverse = [0] * k
-    for h, mask in enumerate(masks):
-        for g in _bits(mask):
-            inverse[g] |= 1 << h
-    offsets = list(_bits(masks[0]))
-    circulant = all(masks[h] == turn(masks[0], h) for h in range(k))
-    work.used += k * len(offsets)
+    inverse, offsets, circulant = _topology(masks, work)
 
     def cached(table: Sequence[int], sign: int):
         cache: dict[int, int] = {}
@@ -265,7 +263,7 @@ def _neighbourhoods(masks: Sequence[int], work: Budget | None = None):
                 work.used += min(len(offsets), domain.bit_count())
                 if circulant and len(offsets) < domain.bit_count():
                     for s in offsets:
-                        out |= turn(domain, sign * s)
+                        out |= _turn(domain, sign * s, k)
                 else:
                     for g in _bits(domain):
                         out |= table[g]
@@ -274,6 +272,57 @@ def _neighbourhoods(masks: Sequence[int], work: Budget | None = None):
         return of
 
     return cached(masks, 1), cached(inverse, -1)
+
+
+def _turn(mask: int, by: int, k: int) -> int:
+    by %= k
+    return ((mask << by) | (mask >> (k - by))) & ((1 << k) - 1) if by else mask
+
+
+def _topology(masks: Sequence[int], work: Budget) -> tuple[list[int], list[int], bool]:
+    """``(inverse, offsets, circulant)`` of a peer topology: ``inverse[g]``, the GPUs
+    that may send to ``g``; the offsets of GPU 0's mask; whether every ``masks[h]`` is
+    ``masks[0]`` turned by ``h``. Charges ``gpus * offsets`` units of work."""
+    k = len(masks)
+    inverse = [0] * k
+    for h, mask in enumerate(masks):
+        for g in _bits(mask):
+            inverse[g] |= 1 << h
+    offsets = list(_bits(masks[0]))
+    circulant = all(masks[h] == _turn(masks[0], h, k) for h in range(k))
+    work.used += k * len(offsets)
+    return inverse, offsets, circulant
+
+
+def _compiled_schedule(instance: PlacementInstance, masks: Sequence[int],
+                       order: Sequence[int], work: Budget) -> list[int] | None:
+    """:func:`circulant_schedule` in the numba kernel (at most 64 GPUs)."""
+    from numba import types
+    from numba.typed import Dict
+
+    from fabricopt.algorithms.placement import _circulant_kernel as kernel
+    from fabricopt.algorithms.placement._schedule_kernel import child_arrays, parent_arrays
+
+    n, k = instance.size, len(masks)
+    inverse, offsets, circulant = _topology(masks, work)
+    words = lambda values: np.array(values, dtype=np.uint64)
+    caches = [Dict.empty(key_type=types.uint64, value_type=types.uint64) for _ in range(2)]
+    domain = np.full(n, (1 << k) - 1, dtype=np.uint64)
+    gpu, end, free = np.full(n, -1, dtype=np.int64), np.zeros(n), np.zeros(k)
+    sends, reads = child_arrays(instance, True)[:2], parent_arrays(instance, True)[:2]
+    order_array = np.array(order, dtype=np.int64)
+    limit = float(work.limit)
+    step = n if work.deadline is None else _DEADLINE_EVERY
+    at = 0
+    while at < n:
+        status, at, work.used = kernel.run(
+            k, at, min(at + step, n), work.used, limit, order_array, domain, gpu, end, free,
+            *sends, *reads, *parent_arrays(instance), instance.compute, words(masks),
+            words(inverse), np.array(offsets, dtype=np.int64), circulant, *caches)
+        work.used = int(work.used)
+        if status != kernel.PLACED or work.spent():
+            return None
+    return gpu.tolist()
 
 
 def _clique_schedule(instance: PlacementInstance, k: int, order: Sequence[int],

@@ -111,16 +111,37 @@ class Peers:
 class _Schedule:
     """Evaluates assignments in one fixed topological ``order``."""
 
-    def __init__(self, instance: PlacementInstance, order: Sequence[int], budget: Budget):
+    def __init__(self, instance: PlacementInstance, order: Sequence[int], budget: Budget,
+                 compiled: bool = True):
         self.order = list(order)
         self.parents = instance.parents
         self.compute = instance.compute.tolist()
         self.k = instance.gpus
         self.budget = budget
+        self.compiled = compiled
+        if compiled:
+            # numba takes a second to import: only when a search runs
+            from fabricopt.algorithms.placement._schedule_kernel import parent_arrays
+
+            self._order = np.array(self.order, dtype=np.int64)
+            self._parents = parent_arrays(instance)
+            self._compute = instance.compute
 
     def run(self, gpu: Sequence[int]) -> tuple:
         """``(makespan, total end, end, binding)``: ``binding[v]`` is the op whose end
         fixed ``v``'s start (-1 when ``v`` starts at 0)."""
+        if not self.compiled:
+            return self.run_python(gpu)
+        from fabricopt.algorithms.placement._schedule_kernel import list_schedule
+
+        self.budget.used += 1
+        _, end, binding = list_schedule(self.k, self._order, np.asarray(gpu, dtype=np.int64),
+                                        *self._parents, self._compute)
+        end_list = end.tolist()
+        return max(end_list, default=0.0), sum(end_list), end_list, binding.tolist()
+
+    def run_python(self, gpu: Sequence[int]) -> tuple:
+        """:meth:`run` in pure Python: the reference the compiled loop mirrors."""
         self.budget.used += 1
         n = len(self.compute)
         end, binding = [0.0] * n, [-1] * n
@@ -159,7 +180,8 @@ def _better(a: tuple, b: tuple) -> bool:
 
 def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int = 0,
                  max_evals: int | None = None, restarts: int = 20,
-                 time_limit: float | None = None) -> tuple[PlacementSolution, dict]:
+                 time_limit: float | None = None, critical_order: Sequence[int] | None = None
+                 ) -> tuple[PlacementSolution, dict]:
     """Iterated local search on the assignment of ops to GPUs (ours).
 
     Parameters
@@ -177,6 +199,9 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
     time_limit : float, optional
         Wall-clock seconds. When it binds, the answer depends on the machine's speed;
         leave it out (or keep it loose) for reproducible results.
+    critical_order : sequence of int, optional
+        :func:`~fabricopt.algorithms.placement.circulant_schedule.longest_work_first`
+        of ``instance`` when the caller has it already (default: computed here).
 
     Returns
     -------
@@ -210,7 +235,9 @@ def local_search(instance: PlacementInstance, gpu: Sequence[int], *, seed: int =
         max_evals = int(min(20_000, max(50, 3_000_000 // (n + len(instance.deps) + 1))))
     budget = Budget.within(max_evals, time_limit)
     rng = np.random.default_rng(seed)
-    orders = {"start": instance.topological_order(), "critical-path": longest_work_first(instance)}
+    if critical_order is None:
+        critical_order = longest_work_first(instance)
+    orders = {"start": instance.topological_order(), "critical-path": list(critical_order)}
     peers = Peers(instance, gpu)
     best = None
     for name, order in orders.items():
@@ -308,15 +335,17 @@ def sipml_ls(instance: PlacementInstance, *, seed: int = 0, time_limit: float | 
     start, start_info = paper.sipml(instance, rings=rings)
     gpu = [start.gpu[op.id] for op in instance.ops]
     extra = {"sipml": start_info, "start": "sipml"}
+    critical_order = None
     if circulant:
-        found, _, found_info = circulant_search(instance, deadline=deadline)
+        found, critical_order, found_info = circulant_search(instance, deadline=deadline)
         extra["circulant"] = found_info
         if found is not None and found_info["makespan_s"] < evaluate(instance, start):
             gpu, extra["start"] = found, "circulant"
     if time_limit is not None:
         time_limit = max(time_limit - (time.perf_counter() - began), 0.0)
     solution, info = local_search(instance, gpu, seed=seed, max_evals=max_evals,
-                                  restarts=restarts, time_limit=time_limit)
+                                  restarts=restarts, time_limit=time_limit,
+                                  critical_order=critical_order)
     return solution, {**info, **extra}
 
 

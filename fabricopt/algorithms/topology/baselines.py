@@ -24,10 +24,12 @@ import networkx as nx
 import numpy as np
 
 from fabricopt.problems._validate import as_int
-from fabricopt.problems.topology import TopologyInstance, TopologySolution, ring_traffic
+from fabricopt.problems.topology import (TopologyInstance, TopologySolution, demand_pairs,
+                                         ring_traffic)
 from fabricopt.algorithms.topology.routing import (RouteBook, add_links, assemble,
                                                    degree_one_solution, plain_rings,
-                                                   route_shortest, shortest_routing_bound)
+                                                   route_shortest, shortest_routing_bound,
+                                                   symmetric_counts)
 
 __all__ = ["ring", "ring_lower_bound", "random_regular", "random_regular_counts", "ocs_reconfig",
            "ocs_greedy_counts", "connect_components"]
@@ -37,7 +39,7 @@ def _finish(instance: TopologyInstance, counts: np.ndarray, paths: int,
             rng: np.random.Generator) -> TopologySolution:
     rings = plain_rings(instance)
     book = RouteBook()
-    route_shortest(book, counts, instance.traffic + ring_traffic(instance, rings),
+    route_shortest(book, counts, demand_pairs(instance, rings),
                    paths=as_int("paths", paths, minimum=1, error=InvalidArgument), rng=rng)
     return assemble(counts, rings, book)
 
@@ -60,12 +62,11 @@ def ring(instance: TopologyInstance, *, seed: int = 0, paths: int = 4) -> Topolo
     return _finish(instance, _ring_counts(instance), paths, np.random.default_rng(seed))
 
 
-def _ring_counts(instance: TopologyInstance) -> np.ndarray:
+def _ring_counts(instance: TopologyInstance):
+    """The ring's link counts, sparse (O(n) memory)."""
     n = instance.servers
-    counts = np.zeros((n, n), dtype=np.int64)
-    for i in range(n):
-        add_links(counts, i, (i + 1) % n, instance.degree // 2)
-    return counts
+    servers = np.arange(n)
+    return symmetric_counts(n, servers, (servers + 1) % n, instance.degree // 2)
 
 
 
@@ -279,5 +280,5 @@ def ring_lower_bound(instance: TopologyInstance) -> float:
     if instance.degree == 1:
         return 0.0
     return shortest_routing_bound(_ring_counts(instance),
-                                  instance.traffic + ring_traffic(instance, plain_rings(instance)),
+                                  demand_pairs(instance, plain_rings(instance)),
                                   instance.link_bytes_per_s)

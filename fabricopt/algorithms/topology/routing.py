@@ -1,27 +1,33 @@
 """Shared pieces of the ``topology`` heuristics: shortest-path routing, assembling a
 solution from link counts, rings and routes, and the degree-1 case.
 
-Every heuristic of the kind builds an n x n symmetric matrix of link counts, a list of
+Every heuristic of the kind builds an n x n symmetric matrix of link counts (a NumPy
+array, or a scipy sparse matrix where n is large: :func:`symmetric_counts`), a list of
 :class:`~fabricopt.problems.topology.Ring` and a :class:`RouteBook` of paths, then
-calls :func:`assemble`.
+calls :func:`assemble`. Demand is read as
+:class:`~fabricopt.problems.topology.PairValues` (or a dense matrix), so nothing here
+needs O(n^2) memory with sparse inputs.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from typing import Iterable, Sequence
 
 import numpy as np
+from scipy import sparse
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from fabricopt.errors import InfeasibleInstance, InvalidArgument
-from fabricopt.problems.topology import (Path, Ring, Route, TopologyInstance, TopologySolution,
-                                         busiest_link_time, path_loads, ring_traffic)
+from fabricopt.problems.topology import (Path, PairValues, Ring, Route, TopologyInstance,
+                                         TopologySolution, busiest_pair_time, demand_pairs,
+                                         pair_loads)
 
 __all__ = ["ShortestPaths", "RouteBook", "route_shortest", "shortest_routing_bound",
            "plain_rings", "merged_rings", "assemble", "assembled_score",
-           "degree_one_solution", "add_links"]
+           "degree_one_solution", "add_links", "symmetric_counts", "count_pairs"]
 
 # Sources per breadth-first-search call: bounds its n x sources matrices.
 _SOURCES_PER_CALL = 256
@@ -44,21 +50,77 @@ def hop_counts(graph: csr_matrix, sources: Sequence[int]) -> np.ndarray:
     """
     n = graph.shape[0]
     sources = np.asarray(sources, dtype=np.int64)
+    columns = np.arange(sources.size)
     adjacency = graph.astype(np.float32)
-    hops = np.full((sources.size, n), -1, dtype=np.int64)
-    hops[np.arange(sources.size), sources] = 0
-    frontier = np.zeros((n, sources.size), dtype=np.float32)  # one column per source
-    frontier[sources, np.arange(sources.size)] = 1.0
+    # one column per source, so every array below is contiguous
+    hops = np.full((n, sources.size), -1, dtype=np.int64)
+    hops[sources, columns] = 0
+    unseen = hops < 0
+    frontier = np.zeros((n, sources.size), dtype=np.float32)
+    frontier[sources, columns] = 1.0
     level = 0
-    while frontier.any():
+    while True:
         level += 1
+        reached = adjacency @ frontier > 0
+        reached &= unseen
+        if not reached.any():
+            return hops.T
         if level > _FRONTIER_LEVELS:
             found = shortest_path(graph, method="D", unweighted=True, indices=sources)
             return np.where(np.isinf(found), -1, found).astype(np.int64)
-        reached = (adjacency @ frontier > 0) & (hops.T < 0)
-        hops.T[reached] = level
+        hops[reached] = level
+        unseen ^= reached
         frontier = reached.astype(np.float32)
-    return hops
+
+
+def symmetric_counts(n: int, i, j, copies=1):
+    """The symmetric n x n sparse link counts of links ``i[k]``-``j[k]`` (``copies``
+    each), parallel entries added: O(links) memory.
+
+    Examples
+    --------
+    >>> symmetric_counts(3, [0, 1, 0], [1, 2, 1]).toarray().tolist()
+    [[0, 2, 0], [2, 0, 1], [0, 1, 0]]
+    """
+    i = np.asarray(i, dtype=np.int64)
+    j = np.asarray(j, dtype=np.int64)
+    copies = np.broadcast_to(np.asarray(copies, dtype=np.int64), i.shape)
+    out = sparse.csr_array((np.concatenate([copies, copies]),
+                            (np.concatenate([i, j]), np.concatenate([j, i]))), shape=(n, n))
+    out.sum_duplicates()
+    out.eliminate_zeros()
+    return out
+
+
+def _as_csr(counts):
+    """Link counts (dense or sparse) as a canonical CSR array (sorted, no zeros)."""
+    if sparse.issparse(counts):
+        out = sparse.csr_array(counts)
+        out.sum_duplicates()
+        out.eliminate_zeros()
+        return out
+    return sparse.csr_array(np.asarray(counts))
+
+
+def count_pairs(counts) -> PairValues:
+    """The linked ordered pairs of link counts (dense or sparse) and their counts."""
+    coo = _as_csr(counts).tocoo()
+    n = coo.shape[0]
+    keys = coo.row.astype(np.int64) * n + coo.col
+    order = np.argsort(keys, kind="stable")
+    return PairValues(n, keys[order], coo.data.astype(np.int64)[order])
+
+
+def _positive_pairs(demand) -> tuple[list, list, list]:
+    """``(src, dst, bytes)`` of the positive entries of demand (a dense matrix or
+    :class:`~fabricopt.problems.topology.PairValues`), in row-major order."""
+    if isinstance(demand, PairValues):
+        keep = demand.values > 0
+        return (demand.src[keep].tolist(), demand.dst[keep].tolist(),
+                demand.values[keep].tolist())
+    demand = np.asarray(demand)
+    src, dst = np.nonzero(demand > 0)
+    return src.tolist(), dst.tolist(), demand[src, dst].tolist()
 
 
 class ShortestPaths:
@@ -66,7 +128,7 @@ class ShortestPaths:
 
     Parameters
     ----------
-    counts : array of int, shape (n, n)
+    counts : array of int, shape (n, n), or a scipy sparse matrix
         Symmetric parallel-link counts; a pair is adjacent when its count is > 0.
     rng : numpy.random.Generator
         Orders the predecessors when several shortest paths exist.
@@ -80,11 +142,12 @@ class ShortestPaths:
     """
 
     def __init__(self, counts: np.ndarray, rng: np.random.Generator):
-        counts = np.asarray(counts)
-        self._neighbours = [np.flatnonzero(row).tolist() for row in counts]
-        self._graph = csr_matrix(counts > 0)
+        graph = _as_csr(counts)
+        graph.sort_indices()
+        self._neighbours = [a.tolist() for a in np.split(graph.indices, graph.indptr[1:-1])]
+        self._graph = csr_matrix(graph > 0)
         self._rng = rng
-        self._dist: dict[int, list[int]] = {}
+        self._dist: dict[int, array] = {}
 
     def prefetch(self, sources) -> None:
         """Compute the hop counts from every server in ``sources`` in one compiled call
@@ -92,8 +155,11 @@ class ShortestPaths:
         todo = sorted({int(s) for s in sources if s not in self._dist})
         for start in range(0, len(todo), _SOURCES_PER_CALL):
             chunk = todo[start:start + _SOURCES_PER_CALL]
-            for src, row in zip(chunk, hop_counts(self._graph, chunk).tolist()):
-                self._dist[src] = row
+            hops = hop_counts(self._graph, chunk)
+            # compact rows that index to Python ints: 2 bytes a server, not a list's 8
+            code, dtype = ("h", np.int16) if hops.max(initial=0) < 2**15 else ("q", np.int64)
+            for src, row in zip(chunk, hops.astype(dtype)):
+                self._dist[src] = array(code, row.tobytes())
 
     def distances(self, src: int) -> np.ndarray:
         """Hop counts from ``src`` (-1 where unreachable), by breadth-first search
@@ -184,10 +250,12 @@ class RouteBook:
         return out
 
 
-def route_shortest(book: RouteBook, counts: np.ndarray, demand: np.ndarray, *, paths: int,
+def route_shortest(book: RouteBook, counts, demand, *, paths: int,
                    rng: np.random.Generator) -> None:
-    """Route every positive ``demand[s, t]`` over up to ``paths`` equal-length shortest
-    paths of ``counts``, split evenly.
+    """Route every positive ``demand[s, t]`` (a dense matrix or
+    :class:`~fabricopt.problems.topology.PairValues`) over up to ``paths`` equal-length
+    shortest paths of ``counts`` (dense or sparse), split evenly, pairs in row-major
+    order.
 
     Raises
     ------
@@ -195,18 +263,16 @@ def route_shortest(book: RouteBook, counts: np.ndarray, demand: np.ndarray, *, p
         If some demanded pair is not connected (the caller's topology is at fault).
     """
     sp = ShortestPaths(counts, rng)
-    pairs = np.argwhere(demand > 0)
-    sp.prefetch(pairs[:, 0].tolist())
-    for s, t in pairs:
-        s, t = int(s), int(t)
+    sources, targets, volumes = _positive_pairs(demand)
+    sp.prefetch(sources)
+    for s, t, volume in zip(sources, targets, volumes):
         found = sp.paths(s, t, paths)
         if not found:
             raise InfeasibleInstance(f"servers {s} and {t} have demand but are not connected")
-        book.add(s, t, found, float(demand[s, t]))
+        book.add(s, t, found, volume)
 
 
-def shortest_routing_bound(counts: np.ndarray, demand: np.ndarray,
-                           link_bytes_per_s: float) -> float:
+def shortest_routing_bound(counts, demand, link_bytes_per_s: float) -> float:
     """A lower bound on the busiest link's time of any shortest-path routing of
     ``demand`` on ``counts``, in seconds (``inf`` if a demanded pair is disconnected).
 
@@ -221,18 +287,21 @@ def shortest_routing_bound(counts: np.ndarray, demand: np.ndarray,
     >>> float(shortest_routing_bound(counts, demand, 1.0))   # 16 byte-hops, 8 link uses
     2.0
     """
-    sources = np.flatnonzero(demand.sum(axis=1) > 0)
-    if not sources.size:
+    src, dst, volume = (np.asarray(a) for a in _positive_pairs(demand))
+    if not src.size:
         return 0.0
-    capacity = float(np.asarray(counts).sum()) * link_bytes_per_s
+    graph = _as_csr(counts)
+    capacity = float(graph.sum()) * link_bytes_per_s
     if capacity <= 0:
         return math.inf  # demand but no link at all
-    graph = csr_matrix(np.asarray(counts) > 0)
+    graph = csr_matrix(graph > 0)
+    sources, row_of = np.unique(src, return_inverse=True)
     carried = 0.0
     for start in range(0, sources.size, _SOURCES_PER_CALL):
         chunk = sources[start:start + _SOURCES_PER_CALL]
         hops = shortest_path(graph, method="D", unweighted=True, indices=chunk)
-        carried += float((demand[chunk] * np.where(demand[chunk] > 0, hops, 0.0)).sum())
+        mine = (row_of >= start) & (row_of < start + chunk.size)
+        carried += float((volume[mine] * hops[row_of[mine] - start, dst[mine]]).sum())
     return carried / capacity
 
 
@@ -260,19 +329,22 @@ def merged_rings(rings: Iterable[Ring]) -> list[Ring]:
     return [Ring(g, order, share) for (g, order), share in sorted(shares.items())]
 
 
-def assemble(counts: np.ndarray, rings: Iterable[Ring], book: RouteBook) -> TopologySolution:
-    """A solution from symmetric link counts, rings (equal cyclic orders merged) and routes."""
-    counts = np.asarray(counts)
-    links = [[int(i), int(j), int(counts[i, j])] for i, j in np.argwhere(np.triu(counts, 1) > 0)]
+def assemble(counts, rings: Iterable[Ring], book: RouteBook) -> TopologySolution:
+    """A solution from symmetric link counts (dense or sparse), rings (equal cyclic
+    orders merged) and routes."""
+    pairs = count_pairs(counts)
+    upper = (pairs.src < pairs.dst) & (pairs.values > 0)
+    links = [[i, j, c] for i, j, c in zip(pairs.src[upper].tolist(), pairs.dst[upper].tolist(),
+                                          pairs.values[upper].tolist())]
     return TopologySolution(links, merged_rings(rings), book.typed_routes())
 
 
-def assembled_score(instance: TopologyInstance, counts: np.ndarray, rings: Sequence[Ring],
+def assembled_score(instance: TopologyInstance, counts, rings: Sequence[Ring],
                     book: RouteBook) -> float:
     """``evaluate(instance, assemble(counts, rings, book))`` without building the
     solution: the same demand, loads and arithmetic, through the kind's own
-    :func:`~fabricopt.problems.topology.path_loads` and
-    :func:`~fabricopt.problems.topology.busiest_link_time`.
+    :func:`~fabricopt.problems.topology.pair_loads` and
+    :func:`~fabricopt.problems.topology.busiest_pair_time`.
 
     ``counts`` must be symmetric with a zero diagonal (as every method builds them).
 
@@ -284,14 +356,13 @@ def assembled_score(instance: TopologyInstance, counts: np.ndarray, rings: Seque
     >>> counts = np.ones((3, 3), dtype=int) - np.eye(3, dtype=int)
     >>> rings = plain_rings(inst)
     >>> book = RouteBook()
-    >>> route_shortest(book, counts, inst.traffic + ring_traffic(inst, rings), paths=2,
+    >>> route_shortest(book, counts, demand_pairs(inst, rings), paths=2,
     ...                rng=np.random.default_rng(0))
     >>> assembled_score(inst, counts, rings, book) == evaluate(inst, assemble(counts, rings, book))
     True
     """
-    demand = instance.traffic + ring_traffic(instance, merged_rings(rings))
-    return busiest_link_time(path_loads(demand, book.fractions()), np.asarray(counts),
-                             instance.link_bytes_per_s)
+    loads = pair_loads(demand_pairs(instance, merged_rings(rings)), book.fractions())
+    return busiest_pair_time(loads, count_pairs(counts), instance.link_bytes_per_s)
 
 
 def add_links(counts: np.ndarray, i: int, j: int, copies: int = 1) -> None:
@@ -321,22 +392,23 @@ def degree_one_solution(instance: TopologyInstance) -> TopologySolution:
                 f"allreduce[{k}] has {len(group.members)} members but degree = 1: a server "
                 f"can reach only its one neighbour, and a ring of 3 or more needs two")
         rings.append(Ring(k, sorted(group.members), 1.0))
-    demand = instance.traffic + ring_traffic(instance, rings)
+    demand = demand_pairs(instance, rings)
     n = instance.servers
     partner = [-1] * n
-    counts = np.zeros((n, n), dtype=np.int64)
-    for s, t in np.argwhere((demand + demand.T) > 0):
-        s, t = int(s), int(t)
-        if s > t:
-            continue
+    linked_a, linked_b = [], []
+    src, dst = demand.src.tolist(), demand.dst.tolist()
+    for s, t in sorted({(min(a, b), max(a, b)) for a, b in zip(src, dst)}):
         for a, b in ((s, t), (t, s)):
             if partner[a] not in (-1, b):
                 raise InfeasibleInstance(
                     f"server {a} has demand with servers {partner[a]} and {b} but "
                     f"degree = 1 links it to one server only")
+        if partner[s] == -1:
+            linked_a.append(s)
+            linked_b.append(t)
         partner[s], partner[t] = t, s
-        counts[s, t] = counts[t, s] = 1
     book = RouteBook()
-    for s, t in np.argwhere(demand > 0):
-        book.add(int(s), int(t), [(int(s), int(t))], float(demand[s, t]))
+    for s, t, volume in zip(src, dst, demand.values.tolist()):
+        book.add(s, t, [(s, t)], volume)
+    counts = symmetric_counts(n, linked_a, linked_b)
     return assemble(counts, rings, book)

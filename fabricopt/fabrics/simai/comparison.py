@@ -272,7 +272,9 @@ def compare_simai(workload, gpus: int, bandwidths: Sequence[float] | None = None
 def _optical_defaults(workload, gpus: int, fabrics, switches, max_hops):
     """SiP-ML's switches and reach, raised to what the job needs where not given; and
     (fabric, note) for each raise."""
-    peers, hops = job_reach(workload, gpus) if None in (switches, max_hops) else (0, 0)
+    optical = {"sip-ocs", "sip-ring"} & set(fabrics)
+    peers, hops = job_reach(workload, gpus) if optical and None in (switches, max_hops) \
+        else (0, 0)
     picked, notes = {}, []
     for fabric, name, given, need, default, why in (
             ("sip-ocs", "switches", switches, peers, DEFAULT_SWITCHES,

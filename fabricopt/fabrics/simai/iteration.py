@@ -39,7 +39,9 @@ How a fabric delivers a traffic:
 - packet-switched fabrics (:class:`~fabricopt.fabrics.models.ElectCluster`,
   :class:`~fabricopt.fabrics.models.ElectFlat`,
   :class:`~fabricopt.fabrics.models.FatTree`) price each traffic alone in closed form
-  (fluid: the busiest of GPU ports, server NICs, edge uplinks);
+  (fluid: the busiest of GPU ports, server NICs, edge uplinks) from its (src, dst)
+  pairs (:class:`~fabricopt.fabrics.traffic.SparseTraffic`): time and memory grow with
+  the pairs, a few per GPU, never with N x N;
 - fabrics configured by a solver (SiP-OCS by ``circuits``, direct-connect by
   ``topology``) are configured **once**, for the whole iteration's traffic (SiP-ML §3.3
   configures the OCS once per job; TopoOpt §4 once per job), and a traffic's time is
@@ -158,8 +160,9 @@ class Delivery:
     (see the module docstring).
 
     Fabrics that need a solver are configured once, for the job's whole traffic
-    (``per_member``, default all of it); the others price every traffic alone. Every
-    price is linear in the traffic's bytes.
+    (``per_member``, default all of it); the others price every traffic alone, from
+    its pairs when the fabric prices sparse traffic (``allocation`` None). Every price
+    is linear in the traffic's bytes.
     """
 
     def phase_delay_s(self, kind: str, shape: str) -> float:
@@ -171,7 +174,14 @@ class Delivery:
         self.fabric = fabric
         self.workload = workload
         self.gpus = gpus
-        self.allocation: Allocation = fabric.allocate(self._job(per_member))
+        if fabric.sparse_pricing:
+            # A packet-switched fabric has no configuration: every traffic is priced
+            # alone from its pairs, never as an N x N matrix. Pricing no traffic still
+            # refuses a job the fabric is too small for.
+            fabric.sparse_comm_time_s(SparseTraffic.from_pairs(gpus, [], [], []))
+            self.allocation, self.configured = None, False
+            return
+        self.allocation: Allocation | None = fabric.allocate(self._job(per_member))
         result = self.allocation.result
         self.configured = result is not None
         if self.configured:
@@ -187,6 +197,8 @@ class Delivery:
         """Seconds to deliver ``traffic`` (every pair sending at once)."""
         if traffic.total_bytes <= 0:
             return 0.0
+        if self.fabric.sparse_pricing:
+            return float(self.fabric.sparse_comm_time_s(traffic))
         return self._priced(traffic.to_traffic())
 
     def _priced(self, traffic: Traffic) -> float:
@@ -361,8 +373,10 @@ class SimAIIterationTime:
     fabric : Fabric
     workload : SimAIWorkload
     allocation : Allocation or None
-        The fabric configured for the whole iteration's traffic (None under the
-        ``simai`` rules, which price no fabric).
+        The fabric configured for the whole iteration's traffic; None for a fabric
+        with no configuration (packet-switched: priced in closed form, its N x N
+        per-pair rates never built) and under the ``simai`` rules, which price no
+        fabric.
     rules : str
         ``physical`` (the fabric's links) or ``simai`` (SimAI-Analytical's rules,
         :mod:`~fabricopt.fabrics.simai.analytical`).

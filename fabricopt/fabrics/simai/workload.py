@@ -54,7 +54,7 @@ import numpy as np
 
 from fabricopt.errors import InvalidInstance
 from fabricopt.problems._validate import as_float, as_int, fail
-from fabricopt.fabrics.traffic import Traffic
+from fabricopt.fabrics.traffic import SparseTraffic
 
 __all__ = ["Collective", "SimAILayer", "SimAIWorkload", "SparseTraffic", "read_simai",
            "parse_simai", "member_bytes", "PHASES", "GROUPS"]
@@ -164,54 +164,6 @@ def _int(text: str, where: str) -> int:
         return int(text)
     except ValueError:
         fail(where, text, "must be an integer")
-
-
-@dataclass(frozen=True)
-class SparseTraffic:
-    """Per-iteration bytes between ``nodes`` GPUs as sorted, merged (src, dst) pairs.
-
-    Examples
-    --------
-    >>> t = SparseTraffic.from_pairs(3, [0, 0, 1], [1, 1, 2], [1.0, 2.0, 5.0])
-    >>> t.src.tolist(), t.dst.tolist(), t.bytes.tolist()
-    ([0, 1], [1, 2], [3.0, 5.0])
-    """
-
-    nodes: int
-    src: np.ndarray
-    dst: np.ndarray
-    bytes: np.ndarray
-
-    @classmethod
-    def from_pairs(cls, nodes: int, src, dst, nbytes) -> "SparseTraffic":
-        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
-        nbytes = np.asarray(nbytes, dtype=float)
-        keep = (src != dst) & (nbytes > 0)
-        key, inverse = np.unique(src[keep] * nodes + dst[keep], return_inverse=True)
-        merged = np.bincount(inverse, weights=nbytes[keep], minlength=len(key))
-        return cls(nodes, key // nodes, key % nodes, merged)
-
-    @property
-    def total_bytes(self) -> float:
-        return float(self.bytes.sum())
-
-    def sent_bytes(self) -> np.ndarray:
-        """Bytes each GPU sends."""
-        return np.bincount(self.src, weights=self.bytes, minlength=self.nodes)
-
-    def received_bytes(self) -> np.ndarray:
-        """Bytes each GPU receives."""
-        return np.bincount(self.dst, weights=self.bytes, minlength=self.nodes)
-
-    def to_dense(self) -> np.ndarray:
-        """The N x N matrix (mind the size: N^2 floats)."""
-        out = np.zeros((self.nodes, self.nodes))
-        out[self.src, self.dst] = self.bytes
-        return out
-
-    def to_traffic(self) -> Traffic:
-        """As a :class:`~fabricopt.fabrics.traffic.Traffic` for the fabric models."""
-        return Traffic(self.to_dense())
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from fabricopt.algorithms.topology.routing import (RouteBook, ShortestPaths, add
                                                    degree_one_solution, plain_rings,
                                                    route_shortest)
 from fabricopt.problems import check, evaluate
-from fabricopt.problems.topology import Ring, TopologyInstance
+from fabricopt.problems.topology import Ring, TopologyInstance, ring_traffic
 
 
 @st.composite
@@ -182,7 +182,7 @@ def test_assembled_score_is_evaluate_of_the_assembled_solution(counts, seed, k, 
     rings = [Ring(r.group, r.order, r.share / 1.5 if i in (0, len(rings) - 1) else r.share)
              for i, r in enumerate(rings)]
     book = RouteBook()
-    route_shortest(book, counts, inst.traffic + tr.ring_traffic(inst, rings), paths=k, rng=rng)
+    route_shortest(book, counts, inst.traffic + ring_traffic(inst, rings), paths=k, rng=rng)
     solution = assemble(counts, rings, book)
     assert tr.assembled_score(inst, counts, rings, book) == evaluate(inst, solution)
 

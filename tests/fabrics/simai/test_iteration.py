@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from fabricopt import InfeasibleInstance, InvalidInstance
 from fabricopt import fabrics
-from fabricopt.fabrics.models import DirectConnect, ElectCluster, ElectFlat, SipOcs, SipRing
+from fabricopt.fabrics.models import (DirectConnect, ElectCluster, ElectFlat, FatTree, SipOcs,
+                                      SipRing)
+from fabricopt.fabrics.traffic import SparseTraffic
 from fabricopt.fabrics.resolve import simai_data_path
 from fabricopt.fabrics.simai.workload import parse_simai
 from fabricopt.fabrics.simai.iteration import (SMALL_MESSAGE_S, gib_per_s_to_gbps, simai_cluster,
@@ -289,3 +291,52 @@ def test_optical_what_ifs_at_384_gpus_respond_to_switches_and_bandwidth(moe):
     ring = simai_iteration_time(moe, SipRing(17, max_hops=32), 384)
     wider = simai_iteration_time(moe, SipRing(34, max_hops=32), 384)
     assert wider.exposed_comm_s < ring.exposed_comm_s
+
+
+class _DenseCluster(ElectCluster):
+    """SimAI's cluster priced through its N x N allocation (the dense path)."""
+
+    sparse_pricing = False
+
+
+class _DenseFlat(ElectFlat):
+    sparse_pricing = False
+
+
+class _DenseTree(FatTree):
+    sparse_pricing = False
+
+
+@pytest.mark.parametrize("mode", ["serial", "concurrent"])
+@pytest.mark.parametrize("gpus", [384, 768])
+def test_pricing_from_pairs_equals_pricing_the_dense_matrix(moe, mode, gpus):
+    cluster = simai_cluster()
+    pairs = [(cluster, _DenseCluster(cluster.intra_gbps, cluster.inter_gbps, 8)),
+             (ElectFlat(400.0), _DenseFlat(400.0)),
+             (FatTree(gpus, 400.0, oversubscription=2.0), _DenseTree(gpus, 400.0, 2.0))]
+    for sparse, dense in pairs:
+        got = simai_iteration_time(moe, sparse, gpus, mode=mode)
+        want = simai_iteration_time(moe, dense, gpus, mode=mode)
+        assert got.allocation is None and want.allocation is not None
+        assert got.comm_by_group_s == pytest.approx(want.comm_by_group_s, rel=1e-12, abs=0.0)
+        assert got.iteration_s == pytest.approx(want.iteration_s, rel=1e-12)
+        assert got.bubble_s == pytest.approx(want.bubble_s, rel=1e-12, abs=0.0)
+        if mode == "serial":
+            assert got.exposed_by_group_s == pytest.approx(want.exposed_by_group_s,
+                                                           rel=1e-12, abs=0.0)
+
+
+def test_thousands_of_gpus_are_priced_without_an_n_by_n_matrix(moe, monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("an N x N matrix was built")
+
+    monkeypatch.setattr(SparseTraffic, "to_dense", refuse)
+    monkeypatch.setattr(ElectCluster, "allocate", refuse)
+    for mode in ("serial", "concurrent"):
+        t = simai_iteration_time(moe, simai_cluster(), 9216, mode=mode)
+        assert t.iteration_s > t.compute_s > 0
+
+
+def test_a_fat_tree_smaller_than_the_job_is_refused_before_pricing(micro):
+    with pytest.raises(InvalidInstance, match=r"traffic_bytes = '16 x 16'.*8 hosts"):
+        simai_iteration_time(micro, FatTree(8, 100.0), 16)
