@@ -8,7 +8,8 @@ Run from the repository root::
 
 ``--baseline DIR`` is a checkout of the code before (``git archive REV | tar -x -C DIR``).
 Each command runs on both trees, each in a fresh interpreter importing ``fabricopt`` from
-its tree; the JSON rows are compared field by field: text and counts must be equal,
+its tree (the CPU seconds of each are printed, start-up included); the JSON rows are
+compared field by field: text and counts must be equal,
 numbers equal within ``--rel`` (default 1e-9; 0 asks for bit-equality). The default
 commands are the README's ``compare`` examples at small ``--gpus`` (the SimAI one on every
 fabric it prices, serial and concurrent). Exit status 1 if any row differs.
@@ -23,9 +24,12 @@ import argparse
 import json
 import math
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
+
+from fabricopt.bench.metrics import primal_gap
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,19 +47,27 @@ COMMANDS = [
 ]
 
 
-def run(tree: Path, args: list[str], timeout_s: float) -> list[dict] | str:
-    """The JSON rows of ``fabricopt compare ARGS --json`` on ``tree`` (or the error)."""
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(tree: Path, args: list[str], timeout_s: float) -> tuple[list[dict] | str, float]:
+    """The JSON rows of ``fabricopt compare ARGS --json`` on ``tree`` (or the error),
+    and the CPU seconds the run took (its process, start-up included)."""
     env = {**os.environ, "PYTHONPATH": str(tree), "OMP_NUM_THREADS": "1"}
+    start = _children_cpu_s()
     try:
         done = subprocess.run([sys.executable, "-m", "fabricopt", "compare", *args, "--json",
                                "--quiet"], env=env, capture_output=True, text=True,
                               timeout=timeout_s, cwd=tree)
     except subprocess.TimeoutExpired:
-        return f"over {timeout_s:.0f} s"
+        return f"over {timeout_s:.0f} s", _children_cpu_s() - start
+    cpu_s = _children_cpu_s() - start
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
-        return lines[-1] if lines else f"exit {done.returncode}"
-    return json.loads(done.stdout)
+        return (lines[-1] if lines else f"exit {done.returncode}"), cpu_s
+    return json.loads(done.stdout), cpu_s
 
 
 def differences(before, after, rel: float, where: str = "") -> tuple[list[str], float]:
@@ -84,7 +96,7 @@ def differences(before, after, rel: float, where: str = "") -> tuple[list[str], 
             return [], 0.0
         if not (math.isfinite(before) and math.isfinite(after)):
             return [f"{where}: {before!r} != {after!r}"], math.inf
-        diff = abs(before - after) / max(abs(before), abs(after))
+        diff = primal_gap(after, before)  # |a - b| / max(|a|, |b|), nonzero here
         return ([f"{where}: {before!r} != {after!r} (rel {diff:.2e})"] if diff > rel else []), diff
     return ([] if before == after else [f"{where}: {before!r} != {after!r}"]), 0.0
 
@@ -103,9 +115,10 @@ def main(argv=None) -> int:
     commands = [args.command] if args.command else COMMANDS
     failed = 0
     for command in commands:
-        before = run(args.baseline, command, args.timeout)
-        after = run(ROOT, command, args.timeout)
-        line = "fabricopt compare " + " ".join(command)
+        before, before_s = run(args.baseline, command, args.timeout)
+        after, after_s = run(ROOT, command, args.timeout)
+        line = (f"fabricopt compare {' '.join(command)} (CPU s: before {before_s:.1f}, "
+                f"after {after_s:.1f})")
         if isinstance(before, str) or isinstance(after, str):
             same = before == after
             print(f"{'same' if same else 'DIFFERENT'}: {line}: before {_short(before)}, "

@@ -15,7 +15,11 @@ def scale_times(data: dict, s: float) -> dict:
     d = copy.deepcopy(data)
     kind = d["problem"]
     if kind in ("circuits", "wavelengths", "topology"):
-        d["traffic_bytes"] = [[v * s for v in row] for row in d["traffic_bytes"]]
+        traffic = d["traffic_bytes"]
+        if isinstance(traffic, dict):  # the sparse form {src, dst, bytes}
+            traffic["bytes"] = [v * s for v in traffic["bytes"]]
+        else:
+            d["traffic_bytes"] = [[v * s for v in row] for row in traffic]
         for group in d.get("allreduce", []):
             group["bytes"] *= s
     elif kind == "placement":

@@ -152,3 +152,22 @@ def test_a_value_below_each_constant_minimum_is_rejected_by_both(kind):
                     instance_from_dict(ok)
                 except fabricopt.InvalidInstance as exc:
                     assert not str(exc).startswith(f"{key} = {prop[bound]}: must be >="), exc
+
+
+@pytest.mark.parametrize("bad, message", [
+    ({"src": [0], "dst": [1]}, r"^traffic_bytes\.bytes: missing required field$"),
+    ({"src": ["0"], "dst": [1], "bytes": [1.0]}, r"^traffic_bytes\.src\[0\] = '0': must be an integer$"),
+    ({"src": [0], "dst": [1], "bytes": [-1.0]}, r"^traffic_bytes\.bytes\[0\] = -1\.0: must be >= 0$"),
+    ({"src": [0], "dst": [1], "bytes": [1.0], "pairs": []}, r"^traffic_bytes\.pairs: unknown field"),
+])
+def test_topology_traffic_validates_in_either_form(bad, message):
+    """The dense matrix and the sparse {src, dst, bytes} form both validate; a
+    structural error in the sparse form is rejected by the schema and the validator."""
+    sparse = fabricopt.generate("topology", seed=1).to_dict()
+    assert isinstance(sparse["traffic_bytes"], dict)
+    dense = dict(sparse, traffic_bytes=instance_from_dict(sparse).traffic.tolist())
+    assert validator("topology").is_valid(sparse) and validator("topology").is_valid(dense)
+    data = dict(sparse, traffic_bytes=bad)
+    assert not validator("topology").is_valid(data)
+    with pytest.raises(fabricopt.InvalidInstance, match=message):
+        instance_from_dict(data)

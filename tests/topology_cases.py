@@ -54,7 +54,7 @@ def best_time_on(instance, links):
     """The least busiest-link time (s) over ring shares and routings on multigraph
     ``links`` (``{(i, j): count}``), or ``inf`` where some demand cannot be routed."""
     n = instance.servers
-    traffic = np.asarray(instance.traffic_bytes, dtype=float)
+    traffic = np.array(instance.traffic, dtype=float)   # the n x n bytes, as given
     groups = [(list(g.members), 2.0 * (len(g.members) - 1) / len(g.members) * g.bytes)
               for g in instance.allreduce]
     unit = max([float(traffic.max())] + [c for _, c in groups])

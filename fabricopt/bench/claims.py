@@ -16,18 +16,20 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from fabricopt.problems.tolerances import CROSS_RTOL
+
 __all__ = ["RTOL", "contradictions", "with_contradictions"]
 
-#: Relative slack before an objective counts as beating a claim (solver tolerances,
-#: as ``solve`` allows for a run's own bound).
-RTOL = 1e-6
+#: Relative slack before an objective counts as beating a claim: two figures each
+#: certified to the one tolerance (:data:`fabricopt.problems.tolerances.CROSS_RTOL`).
+RTOL = CROSS_RTOL
 
 _SOLVED = ("optimal", "feasible")
 
 
 def _beats(sense: str, objective: float, claim: float) -> bool:
     """Is ``objective`` strictly better than ``claim`` beyond the tolerance?"""
-    slack = RTOL * max(abs(objective), abs(claim)) + 1e-12
+    slack = RTOL * max(abs(objective), abs(claim))   # relative: the same at every scale
     return objective < claim - slack if sense == "min" else objective > claim + slack
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from fabricopt.methods.result import relative_gap
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.bench.claims import with_contradictions
 
 __all__ = ["mean", "median", "ratio", "relative_change", "loglog_slope", "SHIFT_S",
@@ -143,11 +144,12 @@ class BestKnown:
 
     @property
     def proven(self) -> bool:
-        """Is the best objective proven optimal by the best bound (to 1e-9 relative)?"""
+        """Is the best objective proven optimal by the best bound (to
+        :data:`~fabricopt.problems.tolerances.CERTIFY_RTOL`, 1e-9 relative)?"""
         if self.objective is None or self.bound is None:
             return False
         gap = relative_gap(self.objective, self.bound)
-        return gap is not None and gap <= 1e-9
+        return gap is not None and gap <= CERTIFY_RTOL
 
 
 def _better(sense: str, a: float | None, b: float | None, *, bound: bool = False):

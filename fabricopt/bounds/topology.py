@@ -33,6 +33,7 @@ import numpy as np
 
 from fabricopt.problems import NamedBound
 from fabricopt.problems.topology import TopologyInstance, ring_bytes_per_member
+from fabricopt.problems.tolerances import CERTIFY_RTOL, LP_BOUND_SAFETY_RTOL
 
 __all__ = ["lower_bound", "relaxation_bound", "heuristic_bound", "MAX_RELAXATION_SERVERS"]
 
@@ -98,7 +99,7 @@ MAX_RELAXATION_SERVERS = 12
 
 # The LP's optimum is accurate to HiGHS's tolerances; shave this much off so that
 # rounding never lifts the bound above a true optimum.
-_SAFETY_RTOL = 1e-7
+_SAFETY_RTOL = LP_BOUND_SAFETY_RTOL
 
 
 def _model(instance: TopologyInstance, unit_bytes: float, groups: int | None):
@@ -250,6 +251,6 @@ def heuristic_bound(instance: TopologyInstance, *, relaxation: bool | None = Non
         relaxation = instance.servers <= MAX_RELAXATION_SERVERS
     if relaxation:
         lp = relaxation_bound(instance, time_limit=time_limit)
-        if lp is not None and lp > float(fast) * (1 + 1e-9):
+        if lp is not None and lp > float(fast) * (1 + CERTIFY_RTOL):   # else the same figure
             found["flow-relaxation"] = lp
     return NamedBound.best(found, sense="min")

@@ -5,7 +5,8 @@
 - :mod:`~fabricopt.fabrics.traffic`: per-iteration traffic, hybrid MP x DP helpers.
 - :mod:`~fabricopt.fabrics.models`: Elect-Flat, Elect-Cluster, Fat-tree, SiP-OCS,
   SiP-Ring, direct-connect — communication time and $ cost.
-- :mod:`~fabricopt.fabrics.iteration`: the iteration-time model.
+- :mod:`~fabricopt.fabrics.iteration`: the iteration-time model, its step simulated
+  with transfers as max-min fair flows (:mod:`~fabricopt.fabrics.flows`).
 - :mod:`~fabricopt.fabrics.simai.iteration`: iteration time of traffic (SimAI) workloads,
   with :mod:`~fabricopt.fabrics.simai.efficiency` (SimAI's efficiency tables) and
   :mod:`~fabricopt.fabrics.resolve` (one name space for both kinds of workload);

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
@@ -120,10 +121,10 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
     At each bandwidth, every fabric gets its best (k, l) by
     :func:`~fabricopt.fabrics.iteration.search_iteration_time` with its own placement
     method; then every fabric also prices the placements the others found there that
-    keep within its degree limit, so Elect-Flat — no limit, the port bound on any
-    placement — is never slower than a packet switch of equal per-node bandwidth.
-    Placements are cached between fabrics that would compute the same one, and at
-    each bandwidth a fabric configures each distinct traffic once.
+    keep within its degree limit, so Elect-Flat — no limit — prices every placement
+    found. (It still is not always the fastest: its ports are shared max-min fairly,
+    which does not know the critical path; see :mod:`~fabricopt.fabrics.flows`.)
+    Placements are cached between fabrics that would compute the same one.
 
     Parameters
     ----------
@@ -183,9 +184,7 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
                                     prices=prices) for name in names}
         found: dict = {}
         priced: dict = {name: [] for name in names}
-        # A fabric's allocations of the traffics met at this bandwidth (its fabrics are
-        # new at the next one): a traffic priced again is not configured again.
-        search["allocations"] = {}
+        placed: dict = {name: [] for name in names}
         for name in names:
             if isinstance(best_plan[name], SolverUnavailable):
                 found[name] = best_plan[name]
@@ -195,23 +194,26 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
             try:
                 found[name] = search_iteration_time(
                     workload, fabric[name], gpus, k_values=k_values, priced=priced[name],
+                    placed=placed[name], prune=True,
                     extra_plans=[best_plan[name]] if best_plan[name] else [], progress=step,
                     **search)
             except (InfeasibleInstance, SolverUnavailable) as exc:
                 found[name] = exc
         # Every fabric may use any placement found at this point that keeps within its
         # degree limit: Elect-Flat, with none, prices them all.
-        pool = {id(t.plan): t.plan for ts in priced.values() for t in ts}
+        pool = {id(p): p for ps in placed.values() for p in ps}
+        pool.update((id(t.plan), t.plan) for ts in priced.values() for t in ts)
         for name in names:
             if isinstance(found[name], SolverUnavailable):
                 continue
-            seen = {id(t.plan) for t in priced[name]}
+            seen = {id(t.plan) for t in priced[name]} | {id(p) for p in placed[name]}
             extra = [p for i, p in pool.items() if i not in seen and p.fits(fabric[name])]
             if not extra:
                 continue
             try:
+                beat = math.inf if isinstance(found[name], Exception) else found[name].total_s
                 t = search_iteration_time(workload, fabric[name], gpus, k_values=(),
-                                          extra_plans=extra, **search)
+                                          extra_plans=extra, prune=True, beat_s=beat, **search)
             except InfeasibleInstance:
                 continue
             if isinstance(found[name], Exception) or t.total_s < found[name].total_s:

@@ -14,35 +14,39 @@ l-way data parallelism (DP) across them (SiP-ML §3.2). The model:
    the placement in every group plus one DP ring-AllReduce per GPU position
    (:func:`~fabricopt.fabrics.traffic.hybrid_traffic`), giving the pair rates and the
    communication time of :class:`~fabricopt.fabrics.models.Allocation`.
-3. **Time it**: re-time each group's placement keeping its GPUs and its per-GPU op
-   order, a cross-GPU dependency taking ``8*bytes / pair_gbps`` (the MP critical path);
-   add the ring-AllReduce at the pair rates of the rings (SiP-ML's ``paper/run.py``
-   also adds it after the step); and never finish before the fabric can deliver the
+3. **Time it**: run each group's placement keeping its GPUs and its per-GPU op order,
+   every op as soon as its GPU is free and its inputs have arrived, with the
+   cross-GPU transfers as fluid flows sharing the fabric's links max-min fairly as
+   they come and go (:func:`~fabricopt.fabrics.flows.step_s`: the MP step); add the
+   ring-AllReduce at the pair rates of the rings (SiP-ML's ``paper/run.py`` also adds
+   it after the step); and never finish before the fabric can deliver the
    iteration's traffic::
 
        iteration_s = max(mp_s + allreduce_s, fabric_s)
 
 One rule for every fabric: compute and model-parallel transfers overlap along the
-critical path, the AllReduce follows the step, and the iteration never ends before
-the fabric can deliver its whole traffic. Every fabric prices a transfer at the rate
-its configuration gives the pair: an OCS's circuits and a ring's lightpaths, set once
-for the iteration's whole traffic; on a packet switch, the transfer's proportional
-share of the ports it crosses among the transfers of its phase — the step's
-model-parallel transfers, then the AllReduce's hops
-(:func:`~fabricopt.fabrics.models.port_shares`) — so concurrent transfers share an
-electrical port as they share an OCS's circuits.
+schedule, the AllReduce follows the step, and the iteration never ends before the
+fabric can deliver its whole traffic. The step's transfers share what the fabric
+gives them (:attr:`~fabricopt.fabrics.models.Allocation.links`): a packet switch's
+ports (and a server's uplink), split among the transfers in progress, so a lone
+transfer gets the whole port; an OCS's circuits and a ring's lightpaths, set once
+for the iteration's whole traffic, split among that pair's transfers in progress.
+With one transfer per port at a time the two agree exactly (tested). The AllReduce's
+ring hops, all of equal size and concurrent, get their proportional share of the
+ports on a switch (:func:`~fabricopt.fabrics.models.port_shares`) and their circuits
+on an OCS.
 
-Simplifications, stated: rates are fixed for the iteration (a fluid model, not a
-packet simulation); latency, launch overheads and activation memory are ignored; a
-layer's forward and backward are one op (see :mod:`~fabricopt.fabrics.workloads`);
-the fabric is configured once for the iteration's total traffic. Because the
-critical path is a longest path over fixed orders, it never grows when pair rates
-grow, and the fabric term never grows when the fabric gets faster, so iteration time
-is monotone in bandwidth for a fixed placement. :class:`ElectFlat` delivers any
-traffic in the port bound, and a transfer on it never gets less than on a packet
-switch of equal per-GPU bandwidth, so it is never slower than those on the same
-placement; an OCS's fixed circuits can give one critical transfer more than its
-proportional share, so only Elect-Flat's delivery time bounds SiP-OCS's.
+Simplifications, stated: a fluid model, not a packet simulation; latency, launch
+overheads and activation memory are ignored; a layer's forward and backward are one
+op (see :mod:`~fabricopt.fabrics.workloads`); the optical fabrics are configured once
+for the iteration's total traffic. Max-min fairness does not know the critical path:
+a transfer that starts sooner on faster links may overlap a critical one, and a
+fabric that holds back a non-critical transfer (a slow uplink, a fixed circuit) may
+let a critical one through sooner, so iteration time is not always monotone in
+bandwidth and another fabric can end a step before :class:`ElectFlat` on some plans
+(:mod:`~fabricopt.fabrics.flows` gives the example). What holds on every plan: no
+fabric ends the step before every transfer alone at the per-GPU bandwidth, nor
+delivers the traffic before Elect-Flat's port bound.
 
 References
 ----------
@@ -54,8 +58,10 @@ References
 
 from __future__ import annotations
 
-import hashlib
+import math
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable
 
 import numpy as np
@@ -64,13 +70,16 @@ from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailabl
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.methods import solve
+from fabricopt.fabrics.flows import step_s
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
-from fabricopt.fabrics.traffic import Traffic, hybrid_traffic, mp_traffic, params_per_gpu
+from fabricopt.fabrics.traffic import (Traffic, hybrid_traffic, mp_traffic, params_per_gpu,
+                                      port_bound_s, ring_allreduce_bytes, transfer_s)
 from fabricopt.fabrics.workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                                          TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
 __all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "IterationTime",
            "iteration_time", "search_iteration_time", "serial_plan", "DEFAULT_TAU_S",
+           "lower_bound_s",
            "data_parallel_degrees"]
 
 #: SiP-ML's compute quantum for the balanced graph (§4.1: 10 us).
@@ -121,6 +130,11 @@ class Plan:
     @property
     def gpus(self) -> int:
         return self.k * self.l
+
+    @cached_property
+    def compute_s(self) -> float:
+        """The step with infinitely fast links (the placement's compute critical path)."""
+        return _critical_path_s(self, None)
 
     def traffic(self) -> Traffic:
         """The whole job's per-iteration traffic (MP in each group + DP rings)."""
@@ -180,6 +194,13 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
     SolverUnavailable
         If the placement kind's ``balance`` is not installed.
     """
+    return _balanced(graph, k, tau_s=tau_s, max_peers=max_peers, link_gbps=link_gbps).to_dict()
+
+
+def _balanced(graph: OpGraph, k: int, *, tau_s: float, max_peers: int | None,
+              link_gbps: float):
+    """:func:`placement_instance` as the instance object (what ``solve`` reads: the
+    object skips a JSON round trip, which at k = 1,024 parses half a million sub-ops)."""
     try:
         from fabricopt.algorithms.placement.sipml import balance
     except ImportError:
@@ -187,11 +208,9 @@ def placement_instance(graph: OpGraph, k: int, *, tau_s: float = DEFAULT_TAU_S,
                                 "heuristics.sipml.balance, which is not installed here; "
                                 "use k = 1 (pure data parallelism)") from None
     k = as_int("k", k, minimum=1)
-    instance = balance(graph, as_float("tau_s", tau_s, positive=True), k)
-    data = dict(instance.to_dict() if hasattr(instance, "to_dict") else instance)
-    data.update(max_peers=max(1, k - 1) if max_peers is None else max_peers,
-                link_gbps=as_float("link_gbps", link_gbps, positive=True))
-    return data
+    return balance(graph, as_float("tau_s", tau_s, positive=True), k,
+                   max_peers=max(1, k - 1) if max_peers is None else max_peers,
+                   link_gbps=as_float("link_gbps", link_gbps, positive=True))
 
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
@@ -249,17 +268,18 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                 f"'placement' problem kind, which is not registered here; "
                                 f"use k = 1 (pure data parallelism)")
     max_peers = fabric.max_peers(k, l)
-    data = placement_instance(graph, k, tau_s=tau_s, max_peers=max_peers,
-                              link_gbps=fabric.per_node_gbps)
-    result = solve(data, method, seed=seed, time_limit=time_limit)
+    instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
+                         link_gbps=fabric.per_node_gbps)
+    result = solve(instance, method, seed=seed, time_limit=time_limit)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, data, result.solution.to_dict(),
-                               method=method, result=result, max_peers=max_peers)
+    return plan_from_placement(workload, graph, l, instance.to_dict(),
+                               result.solution.to_dict(), method=method, result=result,
+                               max_peers=max_peers)
 
 
 def serial_plan(plan: Plan) -> Plan:
@@ -342,7 +362,8 @@ class IterationTime:
     compute_s : float
         The placement's critical path with infinitely fast links.
     mp_s : float
-        The critical path with the fabric's pair rates.
+        The step with its transfers sharing the fabric's links
+        (:func:`~fabricopt.fabrics.flows.step_s`).
     allreduce_s : float
         The DP ring-AllReduce at the rings' pair rates (0 when l = 1).
     fabric_s : float
@@ -379,8 +400,7 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
                    l: int | None = None, *, tau_s: float = DEFAULT_TAU_S,
                    gpu_flops: float = DEFAULT_GPU_FLOPS,
                    memory_bytes: float | None = A100_MEMORY_BYTES, plan: Plan | None = None,
-                   seed: int = 0, serial_fallback: bool = True,
-                   allocations: dict | None = None, **traffic_options):
+                   seed: int = 0, serial_fallback: bool = True, **traffic_options):
     """The iteration time of ``workload`` on ``gpus = k*l`` GPUs of ``fabric``.
 
     A traffic workload (SimAI/AICB: a :class:`~fabricopt.fabrics.simai.workload.SimAIWorkload`,
@@ -411,11 +431,6 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
         Also price :func:`serial_plan` (when it fits in memory) and keep the faster, so
         that a group never does worse than one of its GPUs running every op: the
         earliest-available rule ignores transfers and can split a chain across GPUs.
-    allocations : dict, optional
-        A cache shared between calls: the fabric's allocation of each distinct traffic
-        (keyed by the fabric and the traffic's bytes), so a traffic met again — the
-        serial plans of one (k, l), a placement priced by several searches — is not
-        configured again (a solver's allocation is deterministic).
 
     Returns
     -------
@@ -465,42 +480,75 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
         fail("plan", f"{plan.workload} k={plan.k} l={plan.l}",
              f"is not a placement of {workload.name} with k = {k}, l = {l}")
     _check_memory(plan, memory_bytes)
-    best = _price(plan, fabric, allocations)
-    if serial_fallback and k > 1 and not plan.serial:
+    best = _price(plan, fabric)
+    # One GPU runs a group's ops back to back: never sooner than their sum, so a
+    # placement already that fast needs no second pricing.
+    if (serial_fallback and k > 1 and not plan.serial
+            and sum(c for _, c in plan.ops) < best.total_s):
         alone = serial_plan(plan)
         if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
-            other = _price(alone, fabric, allocations)
+            other = _price(alone, fabric)
             if other.total_s < best.total_s:
                 best = other
     return best
 
 
-def _traffic_key(traffic: Traffic) -> str:
-    """A digest of everything a fabric's allocation reads from ``traffic``."""
-    digest = hashlib.sha1(traffic.matrix_bytes.tobytes())
-    digest.update(repr([(g.members, g.bytes) for g in traffic.allreduce]).encode())
-    return digest.hexdigest()
+#: Fabric configurations remembered for the traffic they were made for: a search
+#: prices the same traffic on one fabric many times (every one-GPU fallback of a
+#: (k, l), the placements other fabrics found); at most this many, newest kept.
+_ALLOCATIONS_MAX = 16
+_allocations: OrderedDict = OrderedDict()
 
 
-def _allocate(fabric: Fabric, traffic: Traffic, allocations: dict | None) -> Allocation:
-    """``fabric.allocate(traffic)``, looked up in / stored into ``allocations``."""
-    if allocations is None:
-        return fabric.allocate(traffic)
-    key = (fabric, _traffic_key(traffic))
-    if key not in allocations:
-        allocations[key] = fabric.allocate(traffic)
-    return allocations[key]
+def _allocate(fabric: Fabric, plan: Plan) -> Allocation:
+    """``fabric.allocate(plan.traffic())``, remembered per fabric and traffic."""
+    try:
+        key = (fabric, plan.k, plan.l, plan.mp_bytes.tobytes(), plan.params_bytes.tobytes())
+        hash(key)
+    except TypeError:                   # a fabric with unhashable fields: not remembered
+        return fabric.allocate(plan.traffic())
+    found = _allocations.get(key)
+    if found is None:
+        found = _allocations[key] = fabric.allocate(plan.traffic())
+        while len(_allocations) > _ALLOCATIONS_MAX:
+            _allocations.popitem(last=False)
+    else:
+        _allocations.move_to_end(key)
+    return found
 
 
-def _price(plan: Plan, fabric: Fabric, allocations: dict | None = None) -> IterationTime:
+def _price(plan: Plan, fabric: Fabric) -> IterationTime:
     """Steps 2 and 3 of the model for a placed job."""
-    allocation = _allocate(fabric, plan.traffic(), allocations)
-    compute_s = _critical_path_s(plan, None)
-    mp_s = _critical_path_s(plan, allocation.pair_gbps) if plan.k > 1 else compute_s
+    allocation = _allocate(fabric, plan)
+    compute_s = plan.compute_s
+    mp_s = (step_s(plan.ops, plan.deps, plan.gpu, plan.k, plan.l, allocation.step_links())
+            if plan.k > 1 and plan.mp_bytes.any() else compute_s)
     allreduce_s = allocation.allreduce_s()
     total = max(mp_s + allreduce_s, allocation.comm_time_s)
     return IterationTime(total, compute_s, mp_s, allreduce_s, allocation.comm_time_s,
                          plan, fabric, allocation)
+
+
+def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
+    """No fabric of ``fabric.per_node_gbps`` per GPU ends ``plan``'s iteration sooner.
+
+    No fabric gives a transfer more than its per-node bandwidth, and sharing never
+    speeds a transfer up, so the step takes at least its longest path with every
+    transfer alone at that bandwidth; each GPU then sends its AllReduce bytes through
+    its port; and the whole traffic needs the port bound.
+
+    Examples
+    --------
+    >>> from fabricopt.fabrics.models import ElectFlat
+    >>> t = iteration_time("resnet50", ElectFlat(400.0), gpus=8, k=1, l=8)
+    >>> lower_bound_s(t.plan, ElectFlat(400.0)) <= t.total_s
+    True
+    """
+    gbps = fabric.per_node_gbps
+    step = (_critical_path_s(plan, np.full((plan.gpus, plan.gpus), gbps))
+            if plan.k > 1 and plan.mp_bytes.any() else plan.compute_s)
+    ring = ring_allreduce_bytes(plan.l, float(plan.params_bytes.max())) if plan.l > 1 else 0.0
+    return max(step + transfer_s(ring, gbps), port_bound_s(plan.traffic(), gbps))
 
 
 def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
@@ -508,7 +556,8 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
                           memory_bytes: float | None = A100_MEMORY_BYTES, seed: int = 0,
                           extra_plans=(), plan_cache: dict | None = None,
-                          allocations: dict | None = None, priced: list | None = None,
+                          priced: list | None = None, placed: list | None = None,
+                          prune: bool = False, beat_s: float = math.inf,
                           progress: Callable[[str], None] | None = None) -> IterationTime:
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
@@ -517,9 +566,11 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
-    ``allocations`` is :func:`iteration_time`'s cache of the fabric's allocations.
-    ``priced``, a list, receives every feasible :class:`IterationTime` computed.
-    ``progress``, if given, is called with a line before each (k, l) is placed and
+    ``priced``, a list, receives every feasible :class:`IterationTime` computed;
+    ``placed``, a list, every placement made or reused. With ``prune``, a placement
+    whose :func:`lower_bound_s` (and its one-GPU fallback's) is no less than the best
+    time found so far, or than ``beat_s`` (a time found elsewhere), is not priced: it
+    cannot be kept. ``progress``, if given, is called with a line before each (k, l) is placed and
     priced, so a long search shows where it is.
 
     Raises
@@ -554,30 +605,63 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
             continue
         candidates.append((k, l, None))
     candidates += [(p.k, p.l, p) for p in extra_plans]
-    for n, (k, l, plan) in enumerate(candidates, 1):
+
+    def plan_for(k: int, l: int, plan: Plan | None) -> Plan | None:
+        if plan is None and plan_cache is not None:
+            key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
+                () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
+                                   fabric.per_node_gbps))
+            if key not in plan_cache:
+                plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
+                                        gpu_flops=gpu_flops, seed=seed,
+                                        memory_bytes=memory_bytes)
+            plan = plan_cache[key]
+        if plan is not None and placed is not None:
+            placed.append(plan)
+        return plan
+
+    order = list(enumerate(candidates))
+    bounds: dict[int, float] = {}
+    if prune:
+        # Place every candidate first and price them from the least lower bound up:
+        # the best is then found early and bounds the rest.
+        kept = []
+        for n, (k, l, plan) in order:
+            if progress is not None:
+                progress(f"k={k} l={l} ({n + 1}/{len(candidates)}, placing)")
+            try:
+                plan = plan_for(k, l, plan)
+            except InfeasibleInstance as exc:
+                reasons.append(f"k={k} l={l}: {exc}")
+                continue
+            if plan is not None:
+                bounds[n] = min(lower_bound_s(plan, fabric), sum(c for _, c in plan.ops))
+            kept.append((n, (k, l, plan)))
+        order = sorted(kept, key=lambda item: bounds.get(item[0], 0.0))
+    best_n = -1
+    for n, (k, l, plan) in order:
         if progress is not None:
-            progress(f"k={k} l={l} ({n}/{len(candidates)}"
+            progress(f"k={k} l={l} ({n + 1}/{len(candidates)}"
                      + (", a placement found elsewhere)" if plan is not None else ")"))
+        # A candidate that cannot end sooner than the best found (or than beat_s) is
+        # not priced; one that might tie is, so ties go to the earlier candidate.
+        if n in bounds and (bounds[n] >= beat_s or (best is not None
+                                                    and bounds[n] > best.total_s)):
+            reasons.append(f"k={k} l={l}: its lower bound is at least "
+                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s")
+            continue
         try:
-            if plan is None and plan_cache is not None:
-                key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
-                    () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
-                                       fabric.per_node_gbps))
-                if key not in plan_cache:
-                    plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
-                                            gpu_flops=gpu_flops, seed=seed,
-                                            memory_bytes=memory_bytes)
-                plan = plan_cache[key]
+            plan = plan if prune else plan_for(k, l, plan)
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
-                               memory_bytes=memory_bytes, plan=plan, seed=seed,
-                               allocations=allocations)
+                               memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
             reasons.append(f"k={k} l={l}: {exc}")
             continue
         if priced is not None:
             priced.append(t)
-        if best is None or t.total_s < best.total_s:
-            best = t
+        if best is None or t.total_s < best.total_s or (t.total_s == best.total_s
+                                                        and n < best_n):
+            best, best_n = t, n
     if best is None:
         raise InfeasibleInstance(f"no feasible (k, l) for {workload.name} on {gpus} GPUs of "
                                  f"{fabric.label}: " + "; ".join(reasons or ["none tried"]))

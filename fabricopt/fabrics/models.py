@@ -12,16 +12,16 @@ Every fabric answers one question for a :class:`~fabricopt.fabrics.traffic.Traff
 - the ring orders its AllReduce groups use.
 
 Packet-switched fabrics are priced in closed form (a fluid model: rates in
-proportion to the demand, bottleneck = the busiest resource). Concurrent transfers
-share a packet switch's ports as they share an OCS's circuits: every transfer of the
-iteration is priced at its proportional share of each port it crosses,
-``gbps * bytes_ij / max(sent_i, received_j)``, which is the fractional relaxation of the
-OCS's circuit assignment (divisible circuits, no degree limit). With equal bytes to
-as many peers as an OCS has switches, both give every pair ``gbps / switches``.
-A pair with no demand keeps the whole port. The model-parallel transfers share the
-ports among themselves, and the AllReduce, which follows them, among its ring
-transfers (``Allocation.ring_gbps``); an OCS cannot re-split its circuits between the
-two (10 ms reconfiguration), so its circuits serve the whole iteration's traffic. Optical fabrics are
+proportion to the demand, bottleneck = the busiest resource). ``pair_gbps`` on a
+packet switch is a transfer's proportional share of each port it crosses with every
+model-parallel transfer of the iteration in flight, ``gbps * bytes_ij /
+max(sent_i, received_j)``, the fractional relaxation of the OCS's circuit assignment
+(divisible circuits, no degree limit); the step itself is priced by simulating its
+transfers on the fabric's ``links`` (:mod:`~fabricopt.fabrics.flows`), where a
+transfer shares its ports only with the transfers in progress. The AllReduce, which
+follows the step, shares the ports among its ring transfers (``Allocation.ring_gbps``);
+an OCS cannot re-split its circuits between the two (10 ms reconfiguration), so its
+circuits serve the whole iteration's traffic. Optical fabrics are
 configured by the toolkit's own solvers: SiP-OCS by ``circuits``/``exact``, SiP-Ring
 by ``wavelengths``/``mcf`` (or ``greedy``), direct-connect by ``topology``/``topoopt``,
 and the result is checked and scored by the problem kind, never by this module.
@@ -55,6 +55,7 @@ from fabricopt.problems import instance_from_dict, kinds
 from fabricopt.problems.circuits import circuit_counts
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.methods import methods, solve
+from fabricopt.fabrics.flows import Links, pair_links, port_links
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
 from fabricopt.fabrics.traffic import (SparseTraffic, Traffic, as_traffic, port_bound_s,
                                        ring_allreduce_bytes, transfer_s)
@@ -83,6 +84,10 @@ class Allocation:
         switch shares its ports during the AllReduce among the ring transfers alone,
         which run after the step's model-parallel transfers; a circuit fabric keeps
         its one configuration (None: ``pair_gbps``).
+    links : Links or None
+        What the step's model-parallel transfers share as they come and go
+        (:mod:`~fabricopt.fabrics.flows`): a packet switch's ports; None: each pair's
+        ``pair_gbps``, shared by that pair's transfers only (circuits, lightpaths).
     """
 
     traffic: Traffic
@@ -91,6 +96,11 @@ class Allocation:
     rings: tuple = ()
     result: Any = None
     ring_gbps: np.ndarray | None = None
+    links: Links | None = None
+
+    def step_links(self) -> Links:
+        """The links the step's transfers share (see ``links``)."""
+        return pair_links(self.pair_gbps) if self.links is None else self.links
 
     def allreduce_s(self) -> float:
         """Time of the data-parallel AllReduces alone: every ring hop carries its share
@@ -238,7 +248,7 @@ class ElectFlat(Fabric):
 
     Any traffic is delivered in the port bound: nothing delivers it faster at equal
     per-node bandwidth (SiP-ML §4.1). Concurrent transfers share their ports
-    (:func:`port_shares`). Its cost is that of the full-bisection Fat-tree that
+    (:func:`~fabricopt.fabrics.flows.port_links`). Its cost is that of the full-bisection Fat-tree that
     approximates it.
 
     Examples
@@ -261,7 +271,8 @@ class ElectFlat(Fabric):
         t = as_traffic(traffic)
         return Allocation(t, port_bound_s(t, self.gbps), port_shares(t.matrix_bytes, self.gbps),
                           _member_order_rings(t),
-                          ring_gbps=port_shares(t.ring_matrix(), self.gbps))
+                          ring_gbps=port_shares(t.ring_matrix(), self.gbps),
+                          links=port_links(t.nodes, self.gbps))
 
     sparse_pricing: ClassVar[bool] = True
 
@@ -311,7 +322,8 @@ class ElectCluster(Fabric):
     GPU i sits in server ``i // gpus_per_server``. Fluid model: a GPU's own traffic
     (intra and inter) shares its ``intra_gbps``; a server's inter-server traffic shares
     its NIC's ``inter_gbps``; a transfer gets the smaller of its shares of the two
-    (:func:`port_shares`).
+    (:func:`port_shares`); in the step, it shares its GPUs' ports and its servers'
+    NICs with the transfers in progress (:func:`~fabricopt.fabrics.flows.port_links`).
 
     Examples
     --------
@@ -354,7 +366,8 @@ class ElectCluster(Fabric):
                               port_shares(m, self.inter_gbps, server))
 
         return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
-                          ring_gbps=shares(t.ring_matrix()))
+                          ring_gbps=shares(t.ring_matrix()),
+                          links=port_links(t.nodes, self.intra_gbps, server, self.inter_gbps))
 
     sparse_pricing: ClassVar[bool] = True
 
@@ -461,7 +474,8 @@ class FatTree(Fabric):
             return np.minimum(port_shares(m, self.link_gbps), port_shares(m, edge_gbps, edge))
 
         return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
-                          ring_gbps=shares(t.ring_matrix()))
+                          ring_gbps=shares(t.ring_matrix()),
+                          links=port_links(t.nodes, self.link_gbps, edge, edge_gbps))
 
     def cost_breakdown(self, nodes=None, prices=DEFAULT_PRICES):
         """Switch ports, transceivers (two per link), one NIC port per host, one fiber per link."""

@@ -16,6 +16,7 @@ import time
 from fabricopt.models import placement as formulation
 from fabricopt.problems import NamedBound
 from fabricopt.problems.placement import PlacementInstance, PlacementSolution, evaluate
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.bounds.placement import lower_bound
 from fabricopt.methods.milp_method import run_milp
 
@@ -35,8 +36,9 @@ MAX_MODEL_GPUS = 16
 _AUTO_NODES = 500
 _AUTO_MILP_S = 10.0
 _AUTO_SHARE = 0.5
-# A model's bound must beat the fast one by this much to be named the source.
-_SAME_RTOL = 1e-9
+# A model's bound must beat the fast one by more than the certificate's tolerance to be
+# named the source: bounds that agree to it are the same figure.
+_SAME_RTOL = CERTIFY_RTOL
 
 
 def lp_relaxation_bound(instance: PlacementInstance, *, upper_bound_s: float | None = None,

@@ -36,7 +36,8 @@ def _heuristic(instance: TopologyInstance, solution, flow_relaxation, info=None
 
 
 def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=None,
-            paths=4, candidates=True, flow_relaxation=None) -> SolverOutput:
+            paths=4, candidates=True, flow_relaxation=None, matching="blossom"
+            ) -> SolverOutput:
     """TopoOpt's TopologyFinder, best of a few scored ring allocations (never worse than ring).
 
     TotientPerms rings, MP matchings, CoinChangeMod routes; ``candidates=False`` builds
@@ -44,11 +45,12 @@ def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=No
     (the paper's allocation is always built; a cut makes the answer machine-dependent);
     ``info`` reports ``candidates_scored`` of ``candidates_total``. ``flow_relaxation``:
     also solve the LP relaxation for the bound (default: up to ``MAX_RELAXATION_SERVERS``
-    servers).
+    servers). ``matching``: the MP matching, maximum-weight (TopoOpt's blossom) or
+    ``greedy`` (heaviest pair first, for thousands of servers).
     """
     solution, info = finder.topoopt_search(instance, seed=seed, mp_degree=mp_degree,
                                            paths=paths, candidates=candidates,
-                                           time_limit=time_limit)
+                                           time_limit=time_limit, matching=matching)
     return _heuristic(instance, solution, flow_relaxation, info)
 
 
@@ -124,7 +126,10 @@ register_method("topology", "topoopt", topoopt, honours_time_limit=True, options
     Option("mp_degree", int, None, "interfaces for MP matching (none: by bytes, TopoOpt §4.2)",
            check=_mp_degree_fits), PATHS, FLOW_RELAXATION,
     Option("candidates", bool, True,
-           "score a few ring allocations and the plain ring, keep the best (false: the paper's)")))
+           "score a few ring allocations and the plain ring, keep the best (false: the paper's)"),
+    Option("matching", str, "blossom",
+           "MP matching: maximum-weight (TopoOpt's) or heaviest pair first (faster)",
+           choices=tuple(finder.MATCHINGS))))
 register_method("topology", "ring", ring, options=(PATHS, FLOW_RELAXATION),
                 time_limit_note="one construction and one routing pass")
 register_method("topology", "random-regular", random_regular, options=(PATHS, FLOW_RELAXATION),

@@ -39,7 +39,10 @@ from fabricopt.milp.sparse import ColumnValues
 __all__ = ["solve_highs", "highs_version", "new_highs"]
 
 _EMPTY_ROW_TOL = 1e-9   # a constant row of an empty model holds within this (docs/formats.rst)
-_OBJECTIVE_RTOL = 1e-6  # HiGHS's objective and its columns' must agree to rounding
+# HiGHS's objective and its columns' must agree to rounding. Not a certificate
+# tolerance: it only catches columns that are not the solution HiGHS scored (a stale
+# MIP start, wrong by far more); ``solve`` certifies at CERTIFY_RTOL (problems/tolerances.py).
+_OBJECTIVE_RTOL = 1e-6
 _MIN_RUN_S = 1e-3       # HiGHS needs a positive time limit
 
 

@@ -97,15 +97,19 @@ def build(instance: CircuitsInstance, *, symmetry_breaking: bool = True) -> Milp
     pi, pj = np.nonzero((traffic > 0) & ~np.eye(n, dtype=bool))
     pairs = len(pi)
     circuits = ids[:, pi, pj].T                              # (pairs, Q)
-    # rate: c_ij - T̂_ij t >= 0, i.e. c_ij >= t T̂_ij
-    m.rows("rate", np.repeat(np.arange(pairs), Q + 1),
-           np.column_stack([circuits, np.full(pairs, t.start)]).ravel(),
-           np.column_stack([np.ones((pairs, Q)), -(traffic[pi, pj] / t_max)]).ravel()
-           if pairs else 0.0, lower=0.0, count=pairs)
-    # Implied by the rate row when t > 0, but a pair with T̂_ij below the solver's
-    # feasibility tolerance (1e-6) would otherwise get no circuit.
+    # demand: every pair with traffic gets a circuit, whatever its bytes
     m.rows("demand", np.repeat(np.arange(pairs), Q), circuits.ravel(), 1.0, lower=1.0,
            count=pairs)
+    # rate: c_ij - T̂_ij t >= 0, i.e. c_ij >= t T̂_ij. Only where T̂_ij > 1/Q: elsewhere
+    # c_ij >= 1 >= Q T̂_ij >= t T̂_ij already holds, and a coefficient of 1e-9 (3 bytes
+    # beside 1 GB) is one HiGHS's presolve mishandles (an optimum of t = 1 reported as
+    # 1 - 2e-8, with that as its bound).
+    binding = traffic[pi, pj] / t_max * Q > 1.0 if pairs else np.zeros(0, bool)
+    bi, bj, rated = pi[binding], pj[binding], circuits[binding]
+    m.rows("rate", np.repeat(np.arange(len(bi)), Q + 1),
+           np.column_stack([rated, np.full(len(bi), t.start)]).ravel(),
+           np.column_stack([np.ones((len(bi), Q)), -(traffic[bi, bj] / t_max)]).ravel()
+           if len(bi) else 0.0, lower=0.0, count=len(bi))
     if symmetry_breaking and Q > 1:
         used = ids[:, ~np.eye(n, dtype=bool)]               # (Q, n(n-1)) circuits per switch
         k = used.shape[1]

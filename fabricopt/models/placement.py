@@ -43,7 +43,8 @@ from fabricopt.bounds.placement import fan_heads_and_tails
 __all__ = ["build", "unordered_pairs", "scaled_times"]
 
 # Slack on the upper bound H so that a solution of makespan exactly H stays inside the
-# start-time bounds despite rounding in the scaled times.
+# start-time bounds despite rounding in the scaled times (it widens the model; no
+# certificate reads it).
 _UB_SLACK = 1e-7
 
 

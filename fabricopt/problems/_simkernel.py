@@ -119,6 +119,22 @@ def _fill(members, n_members, path_ptr, path_links, fcap, flevel, link_cap, resi
             n_unfrozen = n_keep
 
 
+@njit((_I, _i), cache=True)
+def _sort_prefix(values, n):
+    """Sort ``values[:n]`` in place (insertion sort for the few due jobs or cluster
+    members of an event, without allocating; numpy's sort past 32)."""
+    if n > 32:
+        values[:n] = np.sort(values[:n])
+        return
+    for i in range(1, n):
+        x = values[i]
+        k = i - 1
+        while k >= 0 and values[k] > x:
+            values[k + 1] = values[k]
+            k -= 1
+        values[k + 1] = x
+
+
 @njit((_i, _f, _f, _f, _F, _F, _F, _I, _F), cache=True)
 def _settle(f, t, a, b, rate, rem, t0, fjob, sent_bits):
     r = rate[f]
@@ -249,7 +265,7 @@ def run_component(link_cap, path_ptr, path_links, bits, fjob, fcap, flevel, job_
     n_due = J
     t = 0.0
     while status == 0:
-        due[:n_due] = np.sort(due[:n_due])
+        _sort_prefix(due, n_due)
         for d in range(n_due):
             j = due[d]
             is_due[j] = False
@@ -324,7 +340,7 @@ def run_component(link_cap, path_ptr, path_links, bits, fjob, fcap, flevel, job_
                                 stack[n_stack] = g
                                 n_stack += 1
             if n_members:
-                members[:n_members] = np.sort(members[:n_members])
+                _sort_prefix(members, n_members)
                 _fill(members, n_members, path_ptr, path_links, fcap, flevel, link_cap,
                       residual, count, taken, saturated, unfrozen, keep, rates)
                 for k in range(n_members):

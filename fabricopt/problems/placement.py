@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from fabricopt.problems.tolerances import FEASIBILITY_RTOL as _FEASIBILITY_RTOL
 from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
@@ -36,8 +37,8 @@ __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "e
            "peer_sets",
            "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
-#: Relative feasibility tolerance of docs/formats.rst.
-FEASIBILITY_RTOL = 1e-9
+#: Relative feasibility tolerance of docs/formats.rst (:mod:`fabricopt.problems.tolerances`).
+FEASIBILITY_RTOL = _FEASIBILITY_RTOL
 
 _INSTANCE_KEYS = ("problem", "gpus", "max_peers", "link_gbps", "ops", "deps")
 
@@ -61,7 +62,11 @@ class Dep:
 
 
 def _parse_op(k: int, op: Any) -> SubOp:
-    if isinstance(op, Mapping):
+    # An exact SubOp skips the Mapping test, an ABC check that costs more than the rest
+    # of the parse on the half million sub-ops of a large balanced graph.
+    if type(op) is SubOp:
+        pass
+    elif isinstance(op, Mapping):
         reject_unknown_keys(op, ("id", "compute_s", "group"), f"ops[{k}]")
         op = SubOp(require(op, "id"), require(op, "compute_s"), op.get("group"))
     elif not isinstance(op, SubOp):
@@ -72,7 +77,9 @@ def _parse_op(k: int, op: Any) -> SubOp:
 
 
 def _parse_dep(k: int, dep: Any) -> Dep:
-    if isinstance(dep, Mapping):
+    if type(dep) is Dep:
+        pass
+    elif isinstance(dep, Mapping):
         reject_unknown_keys(dep, ("src", "dst", "bytes"), f"deps[{k}]")
         dep = Dep(require(dep, "src"), require(dep, "dst"), require(dep, "bytes"))
     elif not isinstance(dep, Dep):
@@ -251,15 +258,15 @@ class PlacementInstance:
         With the default and ops listed in a topological order, this is ``0..n-1``.
         """
         if priority is None:
-            return list(self._order)
-        return self._ordered(priority)
+            # validation, the methods, their bounds and the scoring all ask for it
+            return list(self._position_order)
+        return self._order(priority)
 
     @cached_property
-    def _order(self) -> tuple:
-        """The default :meth:`topological_order`, computed once."""
-        return tuple(self._ordered(None))
+    def _position_order(self) -> tuple:
+        return tuple(self._order(None))
 
-    def _ordered(self, priority: Sequence[float] | None) -> list[int]:
+    def _order(self, priority: Sequence[float] | None) -> list[int]:
         n = self.size
         indegree = [0] * n
         for v in self.dep_dst.tolist():

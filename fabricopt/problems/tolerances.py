@@ -9,6 +9,10 @@ relative tolerance means the same at every scale of the input and no absolute sl
 - :data:`CERTIFY_RTOL`: a method's proof of optimality holds when its bound and the
   objective ``problems.evaluate`` re-scores agree to this; a bound that passes the
   objective by more than this is wrong. docs/envelope.rst states it.
+- :data:`CROSS_RTOL`: twice that, the slack when one run's answer is held against
+  another's (``bench.claims``, ``testing.check_method``, the contract experiment).
+- :data:`FEASIBILITY_RTOL`: what ``check`` allows on sums and times (not a certificate).
+- :data:`LP_BOUND_SAFETY_RTOL`: what an LP relaxation's bound gives up to stay valid.
 - :data:`SOLVER_FEASIBILITY_TOL`: the primal and dual feasibility tolerances HiGHS is
   given, on models whose coefficients are near 1, so its optimum is within
   :data:`CERTIFY_RTOL` of the re-scored one. CBC gets it too, with its
@@ -22,10 +26,24 @@ relative tolerance means the same at every scale of the input and no absolute sl
 
 from __future__ import annotations
 
-__all__ = ["CERTIFY_RTOL", "SOLVER_FEASIBILITY_TOL", "SOLVER_GAP_TOL", "agree", "overshoot"]
+__all__ = ["CERTIFY_RTOL", "CROSS_RTOL", "FEASIBILITY_RTOL", "LP_BOUND_SAFETY_RTOL",
+           "SOLVER_FEASIBILITY_TOL", "SOLVER_GAP_TOL", "agree", "overshoot"]
 
 #: Relative tolerance of every ``optimal`` certificate and every bound.
 CERTIFY_RTOL = 1e-9
+
+#: Two figures each certified to :data:`CERTIFY_RTOL` (two proven optima, a bound and a
+#: checked objective of another run) may differ by twice it; beyond, one claim is false.
+CROSS_RTOL = 2 * CERTIFY_RTOL
+
+#: ``check`` accepts sums (ring shares, path fractions) and start times that meet their
+#: targets to this, relative (docs/formats.rst, *Tolerance*): feasibility, not optimality.
+FEASIBILITY_RTOL = 1e-9
+
+#: A bound read from an LP relaxation (solved at :data:`SOLVER_FEASIBILITY_TOL`) is
+#: lowered by this much, relative, so that the LP's error never lifts it above a true
+#: optimum: such a bound only bounds; a proof of optimality comes from the MILP.
+LP_BOUND_SAFETY_RTOL = 1e-7
 
 #: Feasibility tolerances given to HiGHS (primal, dual) and CBC (primal, dual, integrality).
 SOLVER_FEASIBILITY_TOL = 1e-9

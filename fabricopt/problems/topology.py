@@ -30,6 +30,7 @@ from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic,
                                        check_transfer)
+from fabricopt.problems.tolerances import FEASIBILITY_RTOL
 from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
                                           matrix_array, reject_unknown_keys, require)
 from fabricopt.problems.sparse_traffic import (SparseTraffic, as_sparse_traffic,
@@ -44,8 +45,7 @@ __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "Topol
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
 _SOLUTION_KEYS = ("links", "rings", "routes")
-# docs/formats.rst: feasibility tolerance, relative.
-_RTOL = 1e-9
+_RTOL = FEASIBILITY_RTOL
 
 
 @contextlib.contextmanager

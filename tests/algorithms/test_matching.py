@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fabricopt.algorithms._matching import (integer_weights, max_weight_matching,
-                                            perfect_bipartite_matching)
+from fabricopt.algorithms._matching import (greedy_weight_matching, integer_weights,
+                                            max_weight_matching, perfect_bipartite_matching)
 
 
 def _random_graph(seed, n, p):
@@ -36,6 +36,28 @@ def test_equal_matched_weight_as_networkx(seed, n, p):
     graph.add_weighted_edges_from((u, v, w) for (u, v), w in exact.items())
     want = nx.max_weight_matching(graph)  # exact arithmetic on Fractions
     assert sum(exact[e] for e in got) == sum(exact[(min(e), max(e))] for e in want)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 14), st.floats(0.1, 1.0))
+def test_greedy_matching_is_maximal_heaviest_first_and_half_the_maximum(seed, n, p):
+    edges, values, divisors = _random_graph(seed, n, p)
+    weights = integer_weights(values, divisors)
+    weight = dict(zip(edges, weights))
+    got = greedy_weight_matching(n, edges, weights)
+    assert _is_matching(got) and all(e in weight for e in got) and got == sorted(got)
+    # maximal, and every edge left out meets a chosen edge at least as heavy
+    for (u, v), w in weight.items():
+        if (u, v) in got:
+            continue
+        blockers = [weight[e] for e in got if u in e or v in e]
+        assert blockers and max(blockers) >= w, (u, v)
+    best = sum(weight[e] for e in max_weight_matching(n, edges, weights))
+    assert 2 * sum(weight[e] for e in got) >= best
+
+
+def test_greedy_matching_keeps_the_first_of_equal_weights():
+    assert greedy_weight_matching(4, [(2, 3), (0, 1), (1, 2)], [5, 5, 5]) == [(0, 1), (2, 3)]
+    assert greedy_weight_matching(3, [(1, 2), (0, 1)], [5, 5]) == [(1, 2)]
 
 
 def test_integer_weights_are_exactly_proportional():

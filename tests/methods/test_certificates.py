@@ -82,3 +82,20 @@ def test_priorities_milp_resolves_weights_spanning_1e_9_to_1(seed, backend):
     r = fabricopt.solve(inst, "milp", backend=backend)
     assert r.status == "optimal", r.info.get("message")
     assert r.objective == pytest.approx(brute_force_priorities(inst), rel=CERTIFY_RTOL)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e12])
+def test_circuits_milp_proves_3_bytes_beside_1GB(scale, backend):
+    # One switch, 0 -> 1 (3 bytes) and 1 -> 2 (1.1 GB): any permutation with both
+    # circuits serves the 1.1 GB in 8 * 1145524095 / 400e9 s. A rate row with the
+    # 3 bytes' coefficient (2.6e-9) made HiGHS report 2e-8 less, and that as its bound.
+    inst = instance_from_dict(scale_times(
+        {"problem": "circuits", "switches": 1, "circuit_gbps": 400.0,
+         "traffic_bytes": [[0.0, 3.0, 0.0], [0.0, 0.0, 1145524095.0], [0.0, 0.0, 0.0]]},
+        scale))
+    r = fabricopt.solve(inst, "milp", backend=backend)
+    assert r.status == "optimal", r.info.get("message")
+    assert r.objective == pytest.approx(8 * 1145524095.0 * scale / 400e9, rel=CERTIFY_RTOL)
+    assert r.objective == pytest.approx(fabricopt.solve(inst, "exact").objective,
+                                        rel=CERTIFY_RTOL)

@@ -24,7 +24,9 @@ see a coflow as the link time it needs per iteration, ``d[j][e] = 8 M[j][e] / B_
 Both orders are mapped onto the K hardware levels as Sincronia's implementation maps
 its order onto DSCP classes: the first K-1 coflows get their own levels, the rest
 share the lowest (:func:`~fabricopt.algorithms.priorities.compression.sincronia_levels`).
-Jobs without network flows contend with nobody and rank first.
+A job without network flows is no coflow: neither scheduler sees it, so it ranks after
+every coflow and takes none of their levels (ranked first, such jobs would fill the
+scarce levels above the coflows and leave every coflow on one level, as ECMP does).
 
 References
 ----------
@@ -134,10 +136,11 @@ def levels_from_order(order: Sequence[int], levels: int) -> list[int]:
     return sincronia_levels(list(order), levels).tolist()
 
 
-def _with_flowless_first(instance: CruxInstance, order: Sequence[int],
-                         load: Sequence[Mapping[str, float]]) -> list[int]:
+def _coflows_first(instance: CruxInstance, order: Sequence[int],
+                   load: Sequence[Mapping[str, float]]) -> list[int]:
+    """``order``'s coflows (jobs with link load), then the jobs without flows."""
     idle = [j for j in range(len(instance.jobs)) if not load[j]]
-    return idle + [j for j in order if load[j]]
+    return [j for j in order if load[j]] + idle
 
 
 def _ordered_solution(instance: CruxInstance, path, order: Sequence[int]) -> CruxSolution:
@@ -163,7 +166,7 @@ def sincronia_schedule(instance: CruxInstance, *, seed: int = 0) -> CruxSolution
     """
     path = ecmp(instance, seed=seed).path
     load = link_seconds(instance, path)
-    order = _with_flowless_first(instance, bssi_order(load), load)
+    order = _coflows_first(instance, bssi_order(load), load)
     return _ordered_solution(instance, path, order)
 
 
@@ -173,7 +176,7 @@ def varys_schedule(instance: CruxInstance, *, seed: int = 0
     per-flow rate caps (Gbps) to replay it with (:func:`capped_sim_jobs`)."""
     path = ecmp(instance, seed=seed).path
     load = link_seconds(instance, path)
-    order = _with_flowless_first(instance, sebf_order(load), load)
+    order = _coflows_first(instance, sebf_order(load), load)
     return _ordered_solution(instance, path, order), madd_caps_gbps(instance, path)
 
 

@@ -46,12 +46,13 @@ from fabricopt.algorithms.topology.baselines import ring as plain_ring, ring_low
 from fabricopt.algorithms.topology.routing import (RouteBook, assemble, assembled_score,
                                                    degree_one_solution, route_shortest,
                                                    symmetric_counts)
-from fabricopt.algorithms._matching import integer_weights, max_weight_matching
+from fabricopt.algorithms._matching import (greedy_weight_matching, integer_weights,
+                                            max_weight_matching)
 
 __all__ = ["totient_perms", "select_permutations", "CoinTable", "coin_change_mod",
            "circulant_diameter", "circulant_mean_hops", "regular_ring", "degree_split",
            "RingClass", "ALLOCATIONS", "allocate_rings", "mp_matching", "coin_path_nodes",
-           "topology_finder", "topoopt", "topoopt_search"]
+           "topology_finder", "topoopt", "topoopt_search", "MATCHINGS"]
 
 
 # Relative margin by which a candidate's lower bound must exceed the best score for the
@@ -496,7 +497,14 @@ def allocate_rings(instance: TopologyInstance, ar_degree: int, *,
     return out
 
 
-def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndarray:
+#: The matchings :func:`mp_matching` can use: ``"blossom"``, a maximum-weight matching
+#: (TopoOpt's), or ``"greedy"``, heaviest pair first (at least half its weight; much
+#: faster on thousands of servers, see :func:`mp_matching`).
+MATCHINGS = {"blossom": max_weight_matching, "greedy": greedy_weight_matching}
+
+
+def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator, *,
+                matching: str = "blossom"):
     """The MP sub-topology: maximum-weight matchings with diminishing weights.
 
     Each round links the pairs of a maximum-weight matching, among the servers with an
@@ -511,6 +519,12 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
     ports : int or array of int
         Interfaces per server for MP (the same for all, or one each).
     rng : numpy.random.Generator
+    matching : {"blossom", "greedy"}
+        ``"blossom"`` (TopoOpt's) takes each round's maximum-weight matching, whose cost
+        grows about cubically with the servers (seconds a round at 4,096). ``"greedy"``
+        links the heaviest pairs first, in O(pairs log pairs), with at least half the
+        maximum weight (93-96 % on generated instances). Neither gives the lower
+        busiest link on every instance (fabricopt docs, *Departures*, topoopt-3.2).
 
     Returns
     -------
@@ -536,6 +550,7 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
     order = np.lexsort((upper.col, upper.row))
     keep = upper.data[order] > 0
     pairs = list(zip(upper.row[order][keep].tolist(), upper.col[order][keep].tolist()))
+    match = MATCHINGS[matching]
     weight = upper.data[order][keep].tolist()
     links: dict[tuple[int, int], int] = {}
     while sum(1 for v in left if v > 0) >= 2:
@@ -543,11 +558,11 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator) -> np.ndar
         edges = [pairs[k] for k in live]
         scaled = integer_weights([weight[k] for k in live],
                                  [links.get(e, 0) + 1 for e in edges])
-        matching = max_weight_matching(n, edges, scaled)
-        matched = {v for e in matching for v in e}
+        chosen = match(n, edges, scaled)
+        matched = {v for e in chosen for v in e}
         rest = rng.permutation([v for v in range(n) if left[v] > 0 and v not in matched])
-        matching += list(zip(rest[::2].tolist(), rest[1::2].tolist()))
-        for u, v in matching:
+        chosen += list(zip(rest[::2].tolist(), rest[1::2].tolist()))
+        for u, v in chosen:
             key = (min(u, v), max(u, v))
             links[key] = links.get(key, 0) + 1
             left[u] -= 1
@@ -582,7 +597,8 @@ def _coin_ring(members: tuple, table: CoinTable) -> list[int]:
 
 
 def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
-                    seed: int = 0, paths: int = 4) -> TopologySolution:
+                    seed: int = 0, paths: int = 4, matching: str = "blossom"
+                    ) -> TopologySolution:
     """Steps 2-4 of TopologyFinder for one ring allocation (see :func:`topoopt`).
 
     Parameters
@@ -592,6 +608,8 @@ def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
         From :func:`allocate_rings`, the all-server class first.
     seed : int
     paths : int
+    matching : {"blossom", "greedy"}
+        The MP matching (:func:`mp_matching`).
 
     Returns
     -------
@@ -604,11 +622,19 @@ def topology_finder(instance: TopologyInstance, classes: Sequence[RingClass], *,
     >>> bool(check(inst, topology_finder(inst, allocate_rings(inst, 4))))
     True
     """
-    return assemble(*_finder_parts(instance, classes, seed=seed, paths=paths))
+    return assemble(*_finder_parts(instance, classes, seed=seed, paths=paths,
+                                   matching=_matching_name(matching)))
+
+
+def _matching_name(matching) -> str:
+    if matching not in MATCHINGS:
+        raise InvalidArgument(f"matching = {matching!r}: must be one of "
+                              f"{', '.join(MATCHINGS)}")
+    return matching
 
 
 def _finder_parts(instance: TopologyInstance, classes: Sequence[RingClass], *,
-                  seed: int, paths: int) -> tuple[np.ndarray, list[Ring], RouteBook]:
+                  seed: int, paths: int, matching: str) -> tuple:
     """:func:`topology_finder` before assembling: link counts, rings and routes."""
     n = instance.servers
     rng = np.random.default_rng(seed)
@@ -645,15 +671,15 @@ def _finder_parts(instance: TopologyInstance, classes: Sequence[RingClass], *,
             book.add(b, a, [nodes[::-1]], volume)
     # Interfaces no ring could use (a member set's rings fill only its members) go to MP.
     counts = counts + mp_matching(instance.traffic_csr, instance.degree - counts.sum(axis=1),
-                                  rng)
+                                  rng, matching=matching)
     route_shortest(book, counts, demand_pairs(instance, direct), paths=paths, rng=rng)
     return counts, direct + coin_routed, book
 
 
 def _finder_candidate(instance: TopologyInstance, classes: Sequence[RingClass], *,
-                      seed: int, paths: int):
+                      seed: int, paths: int, matching: str):
     """(a function assembling the candidate's solution, its score)."""
-    parts = _finder_parts(instance, classes, seed=seed, paths=paths)
+    parts = _finder_parts(instance, classes, seed=seed, paths=paths, matching=matching)
     return partial(assemble, *parts), assembled_score(instance, *parts)
 
 
@@ -664,8 +690,8 @@ def _ring_candidate(instance: TopologyInstance, *, seed: int, paths: int):
 
 
 def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
-            paths: int = 4, candidates: bool = True,
-            time_limit: float | None = None) -> TopologySolution:
+            paths: int = 4, candidates: bool = True, time_limit: float | None = None,
+            matching: str = "blossom") -> TopologySolution:
     """TopologyFinder: AllReduce rings + MP matchings, CoinChangeMod and shortest-path routes.
 
     1. Split the degree between AllReduce and MP (:func:`degree_split`).
@@ -703,6 +729,9 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
         Score the candidate allocations (default); False builds the paper's only.
     time_limit : float, optional
         Wall-clock seconds for the candidates (see :func:`topoopt_search`).
+    matching : {"blossom", "greedy"}
+        The MP matching of step 3: TopoOpt's maximum-weight (default), or heaviest
+        pair first, for thousands of servers (:func:`mp_matching`).
 
     Returns
     -------
@@ -730,12 +759,13 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
     (True, True)
     """
     return topoopt_search(instance, seed=seed, mp_degree=mp_degree, paths=paths,
-                          candidates=candidates, time_limit=time_limit)[0]
+                          candidates=candidates, time_limit=time_limit,
+                          matching=matching)[0]
 
 
 def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None = None,
-                   paths: int = 4, candidates: bool = True,
-                   time_limit: float | None = None) -> tuple[TopologySolution, dict]:
+                   paths: int = 4, candidates: bool = True, time_limit: float | None = None,
+                   matching: str = "blossom") -> tuple[TopologySolution, dict]:
     """:func:`topoopt` and what its candidate search did: ``(solution, info)``.
 
     Parameters are those of :func:`topoopt`. With ``time_limit`` no further candidate
@@ -771,6 +801,7 @@ def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int 
     'stopped after 1 of 4 candidates: the time limit of 1e-09 s ran out'
     """
     began = time.perf_counter()
+    matching = _matching_name(matching)
     if instance.degree == 1:
         return degree_one_solution(instance), {"candidates_scored": 1, "candidates_total": 1,
                                                "candidates_bounded": 0}
@@ -781,7 +812,7 @@ def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int 
                                 mp_degree)
     if not candidates:
         return (topology_finder(instance, allocate_rings(instance, ar_degree),
-                                seed=seed, paths=paths),
+                                seed=seed, paths=paths, matching=matching),
                 {"candidates_scored": 1, "candidates_total": 1, "candidates_bounded": 0})
     splits = [ar_degree]
     if mp_degree is None:
@@ -799,7 +830,8 @@ def topoopt_search(instance: TopologyInstance, *, seed: int = 0, mp_degree: int 
     # from its parts (assembled_score: evaluate's arithmetic, without building the
     # solution); only the best one is assembled. The plain ring gets a bound: its long
     # routes cost more than all the other candidates together at a thousand servers.
-    builders = [(partial(_finder_candidate, instance, classes, seed=seed, paths=paths), None)
+    builders = [(partial(_finder_candidate, instance, classes, seed=seed, paths=paths,
+                         matching=matching), None)
                 for classes in todo]
     if mp_degree is None or mp_degree == degree % 2:
         builders.append((partial(_ring_candidate, instance, seed=seed, paths=paths),

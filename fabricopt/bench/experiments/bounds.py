@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Sequence
 
 from fabricopt.bench.metrics import bound_gap, summarize
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.bench.runner import plan as plan_suite
 from fabricopt.bench.suites import Row, Suite, TABLES
 from fabricopt.bench.tasks import TaskSpec, register_task
@@ -170,7 +171,7 @@ def _optimum_table(rows: list[dict]) -> tuple[str, list]:
         if not gaps:
             continue
         body.append([label, f"{sum(gaps) / len(gaps):.4f}", f"{max(gaps):.4f}",
-                     f"{sum(g <= 1e-9 for g in gaps)}/{len(gaps)}"])
+                     f"{sum(g <= CERTIFY_RTOL for g in gaps)}/{len(gaps)}"])
     for r in rows:
         info = r["info"] or {}
         csv_rows.append([r["instance_id"], info.get("status"), r["objective"],

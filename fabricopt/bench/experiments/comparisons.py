@@ -19,6 +19,7 @@ import time
 from typing import Any, Callable, Sequence
 
 from fabricopt.bench.metrics import median, primal_gap
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.bench.tasks import TaskSpec, register_task
 
 __all__ = ["compare_spec", "compare_task", "BUILDERS", "EXTRAS", "method_stats",
@@ -150,7 +151,7 @@ def method_stats(records: Sequence[dict], label: str) -> dict:
     return {"n": len(runs), "gaps": gaps, "none": none,
             "mean_gap": statistics.mean(gaps) if gaps else None,
             "max_gap": max(gaps) if gaps else None,
-            "optimal": sum(g <= 1e-9 for g in gaps),
+            "optimal": sum(g <= CERTIFY_RTOL for g in gaps),
             "median_cpu_s": median(cpu), "max_cpu_s": max(cpu) if cpu else None,
             "median_runtime_s": median(wall)}
 

@@ -29,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from fabricopt.problems.placement import FAMILIES
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.bench.metrics import loglog_slope, mean, primal_gap, ratio
 from fabricopt.bench.tasks import TaskSpec
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
@@ -182,7 +183,7 @@ def _gap_lines(rows: list[dict], folder: Path) -> list[str]:
     def line(name, gaps, cpus):
         gaps = [g for g in gaps if g is not None]
         return [name, _f(mean(gaps)), _f(max(gaps) if gaps else None),
-                f"{sum(g <= 1e-9 for g in gaps)}/{len(gaps)}", _f(mean(cpus)),
+                f"{sum(g <= CERTIFY_RTOL for g in gaps)}/{len(gaps)}", _f(mean(cpus)),
                 _f(max(cpus) if cpus else None)]
 
     header = ["method", "mean gap to optimum", "max gap", "optimal on", "mean CPU s",
@@ -231,7 +232,7 @@ def _gap_lines(rows: list[dict], folder: Path) -> list[str]:
                 if f"milp/symmetry={name}" in r}
         if runs:
             cpus = [i["cpu_s"] for i in runs.values()]
-            agree = sum(primal_gap(i["value"], best[s]) <= 1e-6 for s, i in runs.items())
+            agree = sum(primal_gap(i["value"], best[s]) <= CERTIFY_RTOL for s, i in runs.items())
             variants.append([f"{name} ({_SYMMETRY_NOTE[name]})", len(runs),
                              f"{sum(i['status'] == 'optimal' for i in runs.values())} / "
                              f"{agree}", f"{mean(cpus):.2f}", f"{max(cpus):.2f}"])

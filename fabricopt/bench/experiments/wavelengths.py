@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from fabricopt.bench.tasks import TaskSpec, register_task
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
 from fabricopt.bench.experiments.comparisons import (BUILDERS, CPU_NOTE, EXTRAS, compare_spec,
                                                      cpu_timed, fmt_pct, fmt_s, method_stats,
@@ -114,7 +115,7 @@ def continuity_task(trials: int, seed: int = 0) -> dict:
         milp = solve(inst, "milp")
         if milp.status == "infeasible":
             infeasible += 1
-        elif milp.objective > count_bound(inst) * (1 + 1e-9):
+        elif milp.objective > count_bound(inst) * (1 + CERTIFY_RTOL):
             worse += 1
     return {"value": float(kept), "trials": trials, "kept": kept, "worse": worse,
             "infeasible": infeasible}
@@ -271,7 +272,7 @@ def _bound_lines(rows) -> list[str]:
             continue
         equal = sum(r["count-bound"]["bound"] is not None and
                     abs(r["count-bound"]["bound"] - r["fast_bound"])
-                    <= 1e-9 * r["count-bound"]["bound"] for r in records)
+                    <= CERTIFY_RTOL * r["count-bound"]["bound"] for r in records)
         ilp = [r["count-bound"]["cpu_s"] for r in records]
         body.append([_label(sizes), _upper_median([r["two_way"] for r in records]),
                      f"{equal}/{len(records)}",

@@ -113,3 +113,34 @@ def test_both_schedules_are_valid_crux_solutions(seed, jobs, levels):
     assert check(inst, solution)
     for job in inst.jobs:
         assert len(caps[job.id]) == (len(job.flows) if job.flows else 0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 10_000), jobs=st.integers(1, 6), levels=st.integers(2, 4))
+def test_jobs_without_flows_take_no_level_from_a_coflow(seed, jobs, levels):
+    # the first K-1 coflows of the order get a level of their own above the rest; a job
+    # without flows is never above a coflow
+    from fabricopt.algorithms.crux.baselines import link_seconds
+
+    inst = generate(seed=seed, jobs=jobs, tors=2, levels=levels)
+    for solution in (sincronia_schedule(inst, seed=seed), varys_schedule(inst, seed=seed)[0]):
+        load = link_seconds(inst, solution.path)
+        coflows = [j.id for x, j in enumerate(inst.jobs) if load[x]]
+        idle = [j.id for x, j in enumerate(inst.jobs) if not load[x]]
+        if coflows:
+            assert all(solution.level[j] <= min(solution.level[c] for c in coflows)
+                       for j in idle)
+        assert len({solution.level[j] for j in coflows}) == min(levels, len(coflows))
+
+
+def test_sincronia_orders_the_coflows_of_a_cluster_with_an_idle_job():
+    # the quick suite's crux/j3-clos/1: vgg16 and resnet50 share link agg0-tor0 and
+    # j1-resnet50 has no flows; on 2 levels BSSI's first coflow (the smaller resnet50)
+    # goes above vgg16, so the schedule is not ECMP's single level
+    from fabricopt.algorithms.crux.crux import ecmp
+    from fabricopt.problems.crux import evaluate
+
+    inst = generate(seed=1, jobs=3, levels=2, hosts_per_tor=3)
+    solution = sincronia_schedule(inst, seed=1)
+    assert solution.level == {"j0-vgg16": 0, "j1-resnet50": 0, "j2-resnet50": 1}
+    assert evaluate(inst, solution) != evaluate(inst, ecmp(inst, seed=1))

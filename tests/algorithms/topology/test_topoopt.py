@@ -9,7 +9,9 @@ import pytest
 import sympy
 from hypothesis import assume, given, strategies as st
 
+import fabricopt
 from fabricopt import InfeasibleInstance
+from fabricopt.errors import InvalidArgument, InvalidOption
 from fabricopt.algorithms.topology.topoopt import (allocate_rings, circulant_diameter,
                                                    circulant_mean_hops, coin_change_mod,
                                                    degree_split, mp_matching, regular_ring,
@@ -363,3 +365,20 @@ def test_bounding_the_ring_never_changes_the_answer(inst, seed):
 def test_ring_lower_bound_is_below_the_ring(inst, seed):
     assume(inst.degree > 1)
     assert ring_lower_bound(inst) <= evaluate(inst, ring(inst, seed=seed)) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_greedy_matching_gives_a_feasible_topology(seed):
+    inst = generate(seed=seed, servers=24, degree=6, groups=2, mp_peers=5)
+    blossom, greedy = topoopt(inst), topoopt(inst, matching="greedy")
+    assert check(inst, greedy) and check(inst, blossom)
+    # the plain ring is among both searches' candidates
+    assert evaluate(inst, greedy) <= evaluate(inst, ring(inst))
+
+
+def test_an_unknown_matching_is_named():
+    inst = generate(seed=0, servers=8, degree=4)
+    with pytest.raises(InvalidArgument, match=r"^matching = 'best': must be one of blossom, greedy$"):
+        topoopt(inst, matching="best")
+    with pytest.raises(InvalidOption, match=r"matching"):
+        fabricopt.solve(inst, "topoopt", matching="best")
