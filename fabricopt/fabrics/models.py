@@ -57,7 +57,7 @@ from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.methods import methods, solve
 from fabricopt.fabrics.flows import Links, pair_links, port_links
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
-from fabricopt.fabrics.traffic import (SparseTraffic, Traffic, as_traffic, port_bound_s,
+from fabricopt.fabrics.traffic import (PairTraffic, Traffic, as_traffic, port_bound_s,
                                        ring_allreduce_bytes, transfer_s)
 
 __all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipOcs", "SipRing",
@@ -189,8 +189,8 @@ class Fabric(abc.ABC):
     #: memory (a closed form), rather than through the N x N :meth:`allocate`?
     sparse_pricing: ClassVar[bool] = False
 
-    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
-        """:meth:`comm_time` of a :class:`~fabricopt.fabrics.traffic.SparseTraffic`.
+    def sparse_comm_time_s(self, traffic: PairTraffic) -> float:
+        """:meth:`comm_time` of a :class:`~fabricopt.fabrics.traffic.PairTraffic`.
 
         Fabrics with :attr:`sparse_pricing` compute it from the pairs; the others
         (configured by a solver) from the dense matrix.
@@ -276,7 +276,7 @@ class ElectFlat(Fabric):
 
     sparse_pricing: ClassVar[bool] = True
 
-    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+    def sparse_comm_time_s(self, traffic: PairTraffic) -> float:
         return _sparse_port_time_s(traffic, self.gbps)
 
     def cost_breakdown(self, nodes, prices=DEFAULT_PRICES):
@@ -293,14 +293,14 @@ def _fluid_time(loads: np.ndarray, capacity_gbps) -> float:
     return float(np.max(transfer_s(loads, capacity_gbps)))
 
 
-def _sparse_port_time_s(traffic: SparseTraffic, gbps: float, nodes_per_port: int = 1) -> float:
+def _sparse_port_time_s(traffic: PairTraffic, gbps: float, nodes_per_port: int = 1) -> float:
     """The busiest port's time on a sparse traffic: node i sits on port
     ``i // nodes_per_port``, each port carries ``gbps`` out and ``gbps`` in, and only
     bytes between different ports load them (the fluid model of the dense pricing).
 
     Examples
     --------
-    >>> t = SparseTraffic.from_pairs(4, [0, 0, 1], [1, 2, 3], [1e9, 1e9, 1e9])
+    >>> t = PairTraffic.from_pairs(4, [0, 0, 1], [1, 2, 3], [1e9, 1e9, 1e9])
     >>> _sparse_port_time_s(t, 8.0), _sparse_port_time_s(t, 8.0, nodes_per_port=2)
     (2.0, 2.0)
     """
@@ -371,7 +371,7 @@ class ElectCluster(Fabric):
 
     sparse_pricing: ClassVar[bool] = True
 
-    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+    def sparse_comm_time_s(self, traffic: PairTraffic) -> float:
         return max(_sparse_port_time_s(traffic, self.intra_gbps),
                    _sparse_port_time_s(traffic, self.inter_gbps, self.gpus_per_server))
 
@@ -453,7 +453,7 @@ class FatTree(Fabric):
 
     sparse_pricing: ClassVar[bool] = True
 
-    def sparse_comm_time_s(self, traffic: SparseTraffic) -> float:
+    def sparse_comm_time_s(self, traffic: PairTraffic) -> float:
         self._check_nodes(traffic.nodes)
         return max(_sparse_port_time_s(traffic, self.link_gbps),
                    _sparse_port_time_s(traffic, self._edge_gbps, self.hosts_per_edge))

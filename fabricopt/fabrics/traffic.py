@@ -30,7 +30,7 @@ from fabricopt.errors import InvalidInstance
 from fabricopt.problems._validate import as_float, as_int, as_list, fail
 from fabricopt.problems.opgraph import OpGraph
 
-__all__ = ["AllReduce", "Traffic", "SparseTraffic", "as_traffic", "ring_allreduce_bytes", "port_bound_s",
+__all__ = ["AllReduce", "Traffic", "PairTraffic", "as_traffic", "ring_allreduce_bytes", "port_bound_s",
            "transfer_s", "hybrid_traffic", "dp_groups", "mp_traffic", "params_per_gpu"]
 
 
@@ -147,7 +147,7 @@ class Traffic:
 
 
 @dataclass(frozen=True)
-class SparseTraffic:
+class PairTraffic:
     """Per-iteration bytes between ``nodes`` nodes as sorted, merged (src, dst) pairs.
 
     The point-to-point part of a :class:`Traffic` in O(pairs) memory: a job's
@@ -157,7 +157,7 @@ class SparseTraffic:
 
     Examples
     --------
-    >>> t = SparseTraffic.from_pairs(3, [0, 0, 1], [1, 1, 2], [1.0, 2.0, 5.0])
+    >>> t = PairTraffic.from_pairs(3, [0, 0, 1], [1, 1, 2], [1.0, 2.0, 5.0])
     >>> t.src.tolist(), t.dst.tolist(), t.bytes.tolist()
     ([0, 1], [1, 2], [3.0, 5.0])
     """
@@ -168,7 +168,7 @@ class SparseTraffic:
     bytes: np.ndarray
 
     @classmethod
-    def from_pairs(cls, nodes: int, src, dst, nbytes) -> "SparseTraffic":
+    def from_pairs(cls, nodes: int, src, dst, nbytes) -> "PairTraffic":
         src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
         nbytes = np.asarray(nbytes, dtype=float)
         keep = (src != dst) & (nbytes > 0)

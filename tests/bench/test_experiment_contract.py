@@ -43,6 +43,15 @@ def test_the_false_optimum_task_reports_three_agreeing_envelopes():
     assert out["value"] == runs["milp"]["objective"]
 
 
+def test_without_cbc_the_false_optimum_task_compares_the_two_highs_runs(monkeypatch, tmp_path):
+    monkeypatch.setattr("fabricopt.milp.cbc.cbc_available", lambda: False)
+    out = contract.false_optimum_task(seed=0, jobs=8)
+    assert set(out["runs"]) == {"milp", "milp-cold"}
+    row = {"kind": "task:contract.false_optimum", "status": "feasible", "info": out}
+    lines = contract._false_optima([row], tmp_path)
+    assert "| 1 | 1 | 0 |" in "\n".join(lines)  # one claim, checked, not beaten
+
+
 def test_the_heuristic_task_reports_the_methods_work_counts():
     out = contract.heuristic_task("topoopt", {"seed": 0, "servers": 8, "degree": 2,
                                               "groups": 1, "mp_peers": 2})

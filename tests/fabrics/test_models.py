@@ -13,7 +13,7 @@ from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
 from fabricopt.fabrics.models import (DirectConnect, ElectCluster, ElectFlat, FatTree, SipOcs,
                                       SipRing, cost_matched_fat_tree, method_available)
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
-from fabricopt.fabrics.traffic import SparseTraffic, Traffic, port_bound_s
+from fabricopt.fabrics.traffic import PairTraffic, Traffic, port_bound_s
 
 HAS_MCF = method_available("wavelengths", "mcf")
 HAS_TOPOOPT = method_available("topology", "topoopt")
@@ -57,7 +57,7 @@ def sparse_traffics(draw, max_n=40):
     pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
                                     st.floats(1.0, 1e10)), max_size=3 * n))
     src, dst, nbytes = zip(*pairs) if pairs else ((), (), ())
-    return SparseTraffic.from_pairs(n, src, dst, nbytes)
+    return PairTraffic.from_pairs(n, src, dst, nbytes)
 
 
 @settings(max_examples=60)
@@ -73,7 +73,7 @@ def test_packet_fabrics_price_sparse_traffic_as_its_dense_matrix(traffic, per_bo
 
 
 def test_solver_fabrics_price_sparse_traffic_through_their_configuration():
-    traffic = SparseTraffic.from_pairs(4, [0, 1, 2], [1, 2, 3], [1e9, 2e9, 1e9])
+    traffic = PairTraffic.from_pairs(4, [0, 1, 2], [1, 2, 3], [1e9, 2e9, 1e9])
     fabric = SipOcs(2, 16.0)
     assert not fabric.sparse_pricing
     assert fabric.sparse_comm_time_s(traffic) == fabric.comm_time(traffic.to_dense())
@@ -81,7 +81,7 @@ def test_solver_fabrics_price_sparse_traffic_through_their_configuration():
 
 def test_a_fat_tree_refuses_sparse_traffic_on_more_nodes_than_hosts():
     with pytest.raises(InvalidInstance, match=r"traffic_bytes = '9 x 9'.*8 hosts"):
-        FatTree(8, 100.0).sparse_comm_time_s(SparseTraffic.from_pairs(9, [0], [8], [1.0]))
+        FatTree(8, 100.0).sparse_comm_time_s(PairTraffic.from_pairs(9, [0], [8], [1.0]))
 
 
 @settings(max_examples=30)

@@ -40,7 +40,7 @@ How a fabric delivers a traffic:
   :class:`~fabricopt.fabrics.models.ElectFlat`,
   :class:`~fabricopt.fabrics.models.FatTree`) price each traffic alone in closed form
   (fluid: the busiest of GPU ports, server NICs, edge uplinks) from its (src, dst)
-  pairs (:class:`~fabricopt.fabrics.traffic.SparseTraffic`): time and memory grow with
+  pairs (:class:`~fabricopt.fabrics.traffic.PairTraffic`): time and memory grow with
   the pairs, a few per GPU, never with N x N;
 - fabrics configured by a solver (SiP-OCS by ``circuits``, direct-connect by
   ``topology``) are configured **once**, for the whole iteration's traffic (SiP-ML §3.3
@@ -104,7 +104,7 @@ import numpy as np
 
 from fabricopt.fabrics.models import Allocation, DirectConnect, ElectCluster, Fabric, SipRing
 from fabricopt.fabrics.traffic import AllReduce, Traffic
-from fabricopt.fabrics.simai.workload import SimAIWorkload, SparseTraffic, member_bytes
+from fabricopt.fabrics.simai.workload import SimAIWorkload, PairTraffic, member_bytes
 from fabricopt.fabrics.simai.efficiency import Efficiency, read_efficiency, simai_efficiency
 
 __all__ = ["MODES", "GIB_BYTES", "SMALL_MESSAGE_BYTES", "SMALL_MESSAGE_S", "gib_per_s_to_gbps",
@@ -178,7 +178,7 @@ class Delivery:
             # A packet-switched fabric has no configuration: every traffic is priced
             # alone from its pairs, never as an N x N matrix. Pricing no traffic still
             # refuses a job the fabric is too small for.
-            fabric.sparse_comm_time_s(SparseTraffic.from_pairs(gpus, [], [], []))
+            fabric.sparse_comm_time_s(PairTraffic.from_pairs(gpus, [], [], []))
             self.allocation, self.configured = None, False
             return
         self.allocation: Allocation | None = fabric.allocate(self._job(per_member))
@@ -193,7 +193,7 @@ class Delivery:
     def _job(self, per_member: Mapping | None):
         return self.workload.traffic(self.gpus, per_member=per_member).to_traffic()
 
-    def seconds(self, traffic: SparseTraffic) -> float:
+    def seconds(self, traffic: PairTraffic) -> float:
         """Seconds to deliver ``traffic`` (every pair sending at once)."""
         if traffic.total_bytes <= 0:
             return 0.0
@@ -258,7 +258,7 @@ class MutableRingDelivery(Delivery):
                          for k in _COLLECTIVE_GROUPS}
         return self._split(per_member, 1.0)
 
-    def seconds(self, traffic: SparseTraffic) -> float:
+    def seconds(self, traffic: PairTraffic) -> float:
         if traffic.total_bytes <= 0:
             return 0.0
         return self._priced(Traffic(traffic.to_dense(), self._groups({})))
@@ -303,7 +303,7 @@ class PerPhaseDelivery(Delivery):
         self._rounds: dict = {}
         self.rounds_of_last = 1
 
-    def seconds(self, traffic: SparseTraffic) -> float:
+    def seconds(self, traffic: PairTraffic) -> float:
         self.rounds_of_last = 1
         if traffic.total_bytes <= 0:
             return 0.0
@@ -315,7 +315,7 @@ class PerPhaseDelivery(Delivery):
             first = exc
         for k in range(2, self.max_split + 1):
             try:
-                total = sum(self._priced(SparseTraffic.from_pairs(
+                total = sum(self._priced(PairTraffic.from_pairs(
                     self.gpus, traffic.src[keep], traffic.dst[keep],
                     traffic.bytes[keep]).to_traffic())
                     for keep in (traffic.src % k == r for r in range(k)) if keep.any())
@@ -333,7 +333,7 @@ class PerPhaseDelivery(Delivery):
         members = self.workload.groups(self.gpus)[kind]
         total, rounds = 0.0, 0
         for shift in range(1, members.shape[1]):
-            total += self.seconds(SparseTraffic.from_pairs(
+            total += self.seconds(PairTraffic.from_pairs(
                 self.gpus, members.ravel(), np.roll(members, -shift, axis=1).ravel(),
                 np.full(members.size, float(member_bytes))))
             rounds += self.rounds_of_last

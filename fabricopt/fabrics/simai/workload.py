@@ -54,9 +54,9 @@ import numpy as np
 
 from fabricopt.errors import InvalidInstance
 from fabricopt.problems._validate import as_float, as_int, fail
-from fabricopt.fabrics.traffic import SparseTraffic
+from fabricopt.fabrics.traffic import PairTraffic
 
-__all__ = ["Collective", "SimAILayer", "SimAIWorkload", "SparseTraffic", "read_simai",
+__all__ = ["Collective", "SimAILayer", "SimAIWorkload", "PairTraffic", "read_simai",
            "parse_simai", "member_bytes", "PHASES", "GROUPS"]
 
 PHASES = ("fwd", "ig", "wg")
@@ -294,7 +294,7 @@ class SimAIWorkload:
         pp, stages = self.pp, self.pp * self.vpp
         return np.bincount(np.arange(stages - 1) % pp, minlength=pp) if pp > 1 else np.zeros(1)
 
-    def pattern(self, gpus: int, kind: str, shape: str, member_bytes: float = 1.0) -> SparseTraffic:
+    def pattern(self, gpus: int, kind: str, shape: str, member_bytes: float = 1.0) -> PairTraffic:
         """One collective shape run at once by every group of ``kind`` on ``gpus`` GPUs.
 
         ``shape`` is ``ring`` (each member sends ``member_bytes`` to its ring successor,
@@ -318,16 +318,16 @@ class SimAIWorkload:
         src = [members.ravel()] * len(shifts)
         dst = [np.roll(members, -shift, axis=1).ravel() for shift in shifts]
         if not shifts:
-            return SparseTraffic.from_pairs(gpus, [], [], [])
-        return SparseTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
+            return PairTraffic.from_pairs(gpus, [], [], [])
+        return PairTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
                                         np.full(members.size * len(shifts), float(member_bytes)))
 
-    def pipeline_traffic(self, gpus: int, scale: float = 1.0) -> SparseTraffic:
+    def pipeline_traffic(self, gpus: int, scale: float = 1.0) -> PairTraffic:
         """The pipeline-parallel bytes of one iteration (times ``scale``): ``GA * pp_comm``
         per virtual-stage boundary, forward as activations and backward as gradients."""
         groups = self.groups(gpus)
         if self.pp < 2 or self.pp_comm_bytes <= 0 or scale <= 0:
-            return SparseTraffic.from_pairs(gpus, [], [], [])
+            return PairTraffic.from_pairs(gpus, [], [], [])
         stages = groups["PP"]
         per_boundary = self.ga * self.pp_comm_bytes * scale
         crossings = self.pipeline_crossings()
@@ -339,11 +339,11 @@ class SimAIWorkload:
                 src += [a, b]          # activations forward, gradients backward
                 dst += [b, a]
                 nbytes += [sent, sent]
-        return SparseTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
+        return PairTraffic.from_pairs(gpus, np.concatenate(src), np.concatenate(dst),
                                         np.concatenate(nbytes))
 
     def traffic(self, gpus: int, *, per_member: Mapping | None = None,
-                pipeline_scale: float = 1.0) -> SparseTraffic:
+                pipeline_scale: float = 1.0) -> PairTraffic:
         """Per-iteration GPU-to-GPU bytes of the whole job on ``gpus`` GPUs.
 
         ``per_member`` (default :meth:`per_member_bytes`) gives, per group kind, the
@@ -362,7 +362,7 @@ class SimAIWorkload:
                  for kind in ("TP", "DP", "EP", "DP_EP") if kind in per_member
                  for shape in ("ring", "alltoall") if per_member[kind].get(shape, 0) > 0]
         parts.append(self.pipeline_traffic(gpus, pipeline_scale))
-        return SparseTraffic.from_pairs(gpus, np.concatenate([p.src for p in parts]),
+        return PairTraffic.from_pairs(gpus, np.concatenate([p.src for p in parts]),
                                         np.concatenate([p.dst for p in parts]),
                                         np.concatenate([p.bytes for p in parts]))
 

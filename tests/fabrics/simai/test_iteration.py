@@ -11,7 +11,7 @@ from fabricopt import InfeasibleInstance, InvalidInstance
 from fabricopt import fabrics
 from fabricopt.fabrics.models import (DirectConnect, ElectCluster, ElectFlat, FatTree, SipOcs,
                                       SipRing)
-from fabricopt.fabrics.traffic import SparseTraffic
+from fabricopt.fabrics.traffic import PairTraffic
 from fabricopt.fabrics.resolve import simai_data_path
 from fabricopt.fabrics.simai.workload import parse_simai
 from fabricopt.fabrics.simai.iteration import (SMALL_MESSAGE_S, gib_per_s_to_gbps, simai_cluster,
@@ -330,7 +330,7 @@ def test_thousands_of_gpus_are_priced_without_an_n_by_n_matrix(moe, monkeypatch)
     def refuse(*args, **kwargs):
         raise AssertionError("an N x N matrix was built")
 
-    monkeypatch.setattr(SparseTraffic, "to_dense", refuse)
+    monkeypatch.setattr(PairTraffic, "to_dense", refuse)
     monkeypatch.setattr(ElectCluster, "allocate", refuse)
     for mode in ("serial", "concurrent"):
         t = simai_iteration_time(moe, simai_cluster(), 9216, mode=mode)
