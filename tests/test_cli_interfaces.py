@@ -95,8 +95,9 @@ def test_compare_prints_its_parameters_explains_columns_and_reports_progress(tmp
     assert "--nic-GBps" not in first  # an option only SimAI workloads read
     # progress inside a point comes before the point's result line
     lines = err.splitlines()
-    trying = lines.index("  elect-flat @ 100 Gbps: trying k=1 l=8 (1/1)")
-    assert lines[trying + 1].startswith("elect-flat @ 100 Gbps: ")
+    trying = [i for i, line in enumerate(lines)
+              if line.startswith("  elect-flat @ 100 Gbps: trying k=1 l=8 (1/1")]
+    assert trying and lines[trying[-1] + 1].startswith("elect-flat @ 100 Gbps: ")
     assert "Columns: Gbps/GPU = " in out and "iteration ms = max(MP ms + AllReduce ms" in out
     md = prefix.with_suffix(".md").read_text()
     assert md.startswith(first) and "Columns: " in md
