@@ -53,3 +53,10 @@ def test_compiled_matches_the_reference_on_the_transformer():
     inst = balance(transformer_op_graph(layers=2), 1e-5, 64, max_peers=15, link_gbps=400.0)
     info = assert_same_decisions(inst)
     assert info == {"relocations": 728, "relocated_ops": 2319}
+
+
+def test_the_kernel_snapshots_and_replays_as_far_back_as_the_reference():
+    from fabricopt.algorithms.placement import _algorithm1_kernel as kernel
+    from fabricopt.algorithms.placement import sipml
+
+    assert (kernel.SNAP, kernel.REPLAY) == (sipml._SNAP, sipml._REPLAY)

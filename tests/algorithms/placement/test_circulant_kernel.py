@@ -56,3 +56,19 @@ def test_compiled_dead_ends_where_the_reference_does():
         for ring in (24, 40, 64):
             dead.append(assert_same(inst, circulant_masks(ring, range(16))) is None)
     assert any(dead) and not all(dead)
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 64), data=st.data())
+def test_the_kernels_ring_masks_rotate_and_count_as_python_ints_do(k, data):
+    import numpy as np
+
+    from fabricopt.algorithms.placement import _circulant_kernel as kernel
+
+    full = (1 << k) - 1
+    mask = data.draw(st.integers(0, full))
+    by = data.draw(st.integers(-2 * k, 2 * k))
+    turned = int(kernel._turn(np.uint64(mask), by, k, np.uint64(full)))
+    shift = by % k  # GPU g moves to g + by around a ring of k
+    assert turned == ((mask << shift) | (mask >> (k - shift))) & full
+    assert kernel._popcount(np.uint64(mask)) == bin(mask).count("1")
