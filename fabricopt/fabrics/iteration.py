@@ -567,6 +567,17 @@ def _peers_label(peers: int | None) -> str:
     return "" if peers is None else f" max_peers={peers}"
 
 
+def _unique(reasons: list) -> list[str]:
+    """Why each (k, l) failed, once per reason: a degree limit's ladder fails alike on
+    memory, and the first rung tried speaks for the rest."""
+    seen, out = set(), []
+    for k, l, peers, text in reasons:
+        if (k, l, text) not in seen:
+            seen.add((k, l, text))
+            out.append(f"k={k} l={l}{_peers_label(peers)}: {text}")
+    return out
+
+
 def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
@@ -656,7 +667,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
             try:
                 plan = plan_for(k, l, plan, peers)
             except InfeasibleInstance as exc:
-                reasons.append(f"k={k} l={l}{_peers_label(peers)}: {exc}")
+                reasons.append((k, l, peers, str(exc)))
                 continue
             if plan is not None:
                 bounds[n] = min(lower_bound_s(plan, fabric), sum(c for _, c in plan.ops))
@@ -671,15 +682,15 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
         # not priced; one that might tie is, so ties go to the earlier candidate.
         if n in bounds and (bounds[n] >= beat_s or (best is not None
                                                     and bounds[n] > best.total_s)):
-            reasons.append(f"k={k} l={l}{_peers_label(peers)}: its lower bound is at least "
-                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s")
+            reasons.append((k, l, peers, f"its lower bound is at least "
+                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s"))
             continue
         try:
             plan = plan if prune else plan_for(k, l, plan, peers)
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
                                memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
-            reasons.append(f"k={k} l={l}{_peers_label(peers)}: {exc}")
+            reasons.append((k, l, peers, str(exc)))
             continue
         if priced is not None:
             priced.append(t)
@@ -687,6 +698,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                                                         and n < best_n):
             best, best_n = t, n
     if best is None:
+        why = "; ".join(_unique(reasons) or ["none tried"])
         raise InfeasibleInstance(f"no feasible (k, l) for {workload.name} on {gpus} GPUs of "
-                                 f"{fabric.label}: " + "; ".join(reasons or ["none tried"]))
+                                 f"{fabric.label}: {why}")
     return best

@@ -337,3 +337,14 @@ def test_a_degree_limit_above_the_fabric_s_is_refused():
     with pytest.raises(InvalidArgument, match=r"^max_peers = 4: must be from 1 to sip-ocs's limit 3 "
                                                r"for k = 4, l = 2$"):
         place(TOY, SipOcs(4, 10.0), 4, 2, max_peers=4)
+
+
+@needs_placement
+def test_a_memory_floor_is_named_once_for_the_whole_peers_ladder():
+    job = Workload("toy", toy_graph, 64, "a diamond")
+    whole = toy_graph(32).total_params_bytes / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
+    with pytest.raises(InfeasibleInstance) as caught:
+        search_iteration_time(job, SipOcs(8, 10.0), 8, k_values=[4],
+                              memory_bytes=whole / 8)
+    message = str(caught.value)
+    assert message.count("k=4 l=2") == 1 and "max_peers" not in message
