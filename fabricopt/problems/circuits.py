@@ -65,7 +65,9 @@ class CircuitsInstance:
         rows = as_list("traffic_bytes", self.traffic_bytes)
         if len(rows) < 1:
             fail("traffic_bytes", self.traffic_bytes, "must have at least one row")
-        set_(self, "traffic_bytes", as_matrix("traffic_bytes", rows, len(rows)))
+        given = self.traffic_bytes
+        set_(self, "traffic_bytes", as_matrix(
+            "traffic_bytes", given if isinstance(given, np.ndarray) else rows, len(rows)))
         # every transfer time, and the port-load bound, stays finite (limits.py)
         check_traffic("traffic_bytes", self.traffic, "circuit_gbps", self.circuit_gbps)
 
