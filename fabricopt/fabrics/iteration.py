@@ -331,21 +331,15 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                result=result, max_peers=max_peers)
 
 
-def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
-                        method: str | None, result, max_peers: int | None) -> Plan:
-    """:func:`plan_from_placement` of a ``PlacementInstance`` and ``PlacementSolution``
-    (objects, not JSON: the same plan, computed over arrays)."""
-    n = instance.size
-    ids = [op.id for op in instance.ops]
-    start = np.fromiter((solution.start_s[o] for o in ids), float, n)
-    gpu = np.fromiter((solution.gpu[o] for o in ids), np.int64, n)
-    compute = instance.compute_list
-    order = np.lexsort((np.arange(n), start)).tolist()
-    # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)
-    src, dst = gpu[instance.dep_src], gpu[instance.dep_dst]
-    mp = np.zeros((instance.gpus, instance.gpus))
-    cross = src != dst
-    np.add.at(mp, (src[cross], dst[cross]), instance._dep_bytes[cross])
+def _plan_parts(graph: OpGraph, instance) -> tuple:
+    """What every plan of ``instance``'s sub-ops shares: their ids, the deps as a plan
+    holds them, and each sub-op's share of its op's parameters (an op's parameters split
+    evenly over its sub-ops, as :func:`~fabricopt.fabrics.traffic.params_per_gpu` does),
+    remembered for the sub-ops of the balanced graphs in use."""
+    key = (id(instance.ops), _graph_content(graph))
+    found = _plan_parts_seen.get(key)
+    if found is not None and found[0] is instance.ops:
+        return found[1]
     params = {op.id: op.params_bytes for op in graph.ops}
     origins = [op.id if op.group is None else op.group for op in instance.ops]
     pieces: dict[str, int] = {}
@@ -353,12 +347,38 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
         if origin not in params:
             fail("ops.group", origin, "names no op of the workload graph")
         pieces[origin] = pieces.get(origin, 0) + 1
+    parts = ([op.id for op in instance.ops],
+             tuple((d.src, d.dst, d.bytes) for d in instance.deps),
+             np.fromiter((params[o] / pieces[o] for o in origins), float, len(origins)))
+    _plan_parts_seen[key] = (instance.ops, parts)   # the ops held: their id stays theirs
+    while len(_plan_parts_seen) > _BALANCED_MAX:
+        _plan_parts_seen.popitem(last=False)
+    return parts
+
+
+_plan_parts_seen: OrderedDict = OrderedDict()
+
+
+def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
+                        method: str | None, result, max_peers: int | None) -> Plan:
+    """:func:`plan_from_placement` of a ``PlacementInstance`` and ``PlacementSolution``
+    (objects, not JSON: the same plan, computed over arrays)."""
+    n = instance.size
+    ids, deps, share = _plan_parts(graph, instance)
+    start = np.fromiter(map(solution.start_s.__getitem__, ids), float, n)
+    gpu = np.fromiter(map(solution.gpu.__getitem__, ids), np.int64, n)
+    compute = instance.compute_list
+    order = np.lexsort((np.arange(n), start)).tolist()
+    # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)
+    src, dst = gpu[instance.dep_src], gpu[instance.dep_dst]
+    mp = np.zeros((instance.gpus, instance.gpus))
+    cross = src != dst
+    np.add.at(mp, (src[cross], dst[cross]), instance._dep_bytes[cross])
     held = np.zeros(instance.gpus)
-    np.add.at(held, gpu, np.fromiter((params[o] / pieces[o] for o in origins), float, n))
+    np.add.at(held, gpu, share)
     name = workload if isinstance(workload, str) else workload.name
     plan = Plan(name, instance.gpus, as_int("l", l, minimum=1), graph,
-                tuple((ids[i], compute[i]) for i in order),
-                tuple((d.src, d.dst, d.bytes) for d in instance.deps),
+                tuple(zip([ids[i] for i in order], [compute[i] for i in order])), deps,
                 dict(solution.gpu), mp, held, method, result, max_peers)
     # Plan._path_arrays from the arrays at hand (the plan's order is by start time,
     # ties by position, so every dep's source comes first in a feasible schedule)

@@ -292,10 +292,12 @@ class PlacementInstance:
 
     def _adjacency(self, at: np.ndarray, other: np.ndarray) -> tuple:
         """Per op: ``(other end, delay_s, carries_bytes)`` of each dep whose ``at`` end it is."""
-        out: list[list] = [[] for _ in range(self.size)]
-        for k, dep in enumerate(self.deps):
-            out[at[k]].append((int(other[k]), float(self.delay_s[k]), dep.bytes > 0))
-        return tuple(tuple(adjacent) for adjacent in out)
+        by = np.argsort(at, kind="stable")      # dep order within each op
+        entries = list(zip(other[by].tolist(), self.delay_s[by].tolist(),
+                           (self._dep_bytes[by] > 0).tolist()))
+        ends = np.cumsum(np.bincount(at, minlength=self.size)).tolist()
+        return tuple(tuple(entries[lo:hi]) if hi > lo else ()
+                     for lo, hi in zip([0] + ends[:-1], ends))
 
     def topological_order(self, priority: Sequence[float] | None = None) -> list[int]:
         """Op indices in a topological order: among ready ops the smallest
@@ -436,10 +438,6 @@ def _arrays(instance: PlacementInstance, solution: PlacementSolution):
     return gpu, start
 
 
-def _slack(x: float) -> float:
-    return FEASIBILITY_RTOL * abs(x)
-
-
 def peer_sets(instance: PlacementInstance, gpu: Sequence[int]) -> tuple[list[set], list[set]]:
     """``(sends_to, receives_from)``: per GPU, the other GPUs it exchanges bytes > 0 with."""
     sends = [set() for _ in range(instance.gpus)]
@@ -496,9 +494,13 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
             f"{dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
     busy = np.flatnonzero(instance.compute > 0)
     order = busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
-    for a, b in zip(order[:-1], order[1:]):
-        if gpu[a] == gpu[b] and start[b] < end[a] - _slack(end[a]):
-            return CheckResult.violated(
+    before, after = order[:-1], order[1:]
+    overlaps = np.flatnonzero((gpu[before] == gpu[after])
+                              & (start[after] < end[before] - FEASIBILITY_RTOL
+                                 * np.abs(end[before])))
+    if len(overlaps):       # the first pair in (GPU, start, end) order
+        a, b = before[overlaps[0]], after[overlaps[0]]
+        return CheckResult.violated(
                 f"GPU {gpu[a]}: ops {ids[a]!r} [{start[a]:.6g}, {end[a]:.6g}) and {ids[b]!r} "
                 f"[{start[b]:.6g}, {end[b]:.6g}) overlap")
     # the distinct (sender, receiver) pairs of deps with bytes across two GPUs
