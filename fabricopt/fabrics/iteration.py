@@ -71,6 +71,7 @@ from fabricopt.errors import (InfeasibleInstance, InvalidArgument, SolverFailure
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.methods import solve
+from fabricopt.fabrics._path_kernel import longest_path_s
 from fabricopt.fabrics.flows import step_s
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
 from fabricopt.fabrics.traffic import (Traffic, hybrid_traffic, mp_traffic, params_per_gpu,
@@ -136,6 +137,24 @@ class Plan:
     def compute_s(self) -> float:
         """The step with infinitely fast links (the placement's compute critical path)."""
         return _critical_path_s(self, None)
+
+    @cached_property
+    def _path_arrays(self):
+        """The step as arrays for :func:`_critical_path_s`: per op (in ``ops`` order) its
+        GPU and compute, per dep its ends' positions and GPUs and its bytes, the deps
+        grouped by destination; None if a dep's source comes after its destination."""
+        position = {op: i for i, (op, _) in enumerate(self.ops)}
+        gpu = np.fromiter((self.gpu[op] for op, _ in self.ops), np.int64, len(self.ops))
+        compute = np.fromiter((c for _, c in self.ops), float, len(self.ops))
+        src = np.fromiter((position[d[0]] for d in self.deps), np.int64, len(self.deps))
+        dst = np.fromiter((position[d[1]] for d in self.deps), np.int64, len(self.deps))
+        nbytes = np.fromiter((d[2] for d in self.deps), float, len(self.deps))
+        if (src >= dst).any():
+            return None
+        by = np.argsort(dst, kind="stable")
+        ptr = np.zeros(len(self.ops) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(dst, minlength=len(self.ops)), out=ptr[1:])
+        return gpu, compute, ptr, src[by], gpu[src[by]], gpu[dst[by]], nbytes[by]
 
     def traffic(self) -> Traffic:
         """The whole job's per-iteration traffic (MP in each group + DP rings)."""
@@ -209,9 +228,33 @@ def _balanced(graph: OpGraph, k: int, *, tau_s: float, max_peers: int | None,
                                 "heuristics.sipml.balance, which is not installed here; "
                                 "use k = 1 (pure data parallelism)") from None
     k = as_int("k", k, minimum=1)
-    return balance(graph, as_float("tau_s", tau_s, positive=True), k,
-                   max_peers=max(1, k - 1) if max_peers is None else max_peers,
-                   link_gbps=as_float("link_gbps", link_gbps, positive=True))
+    tau_s = as_float("tau_s", tau_s, positive=True)
+    max_peers = max(1, k - 1) if max_peers is None else max_peers
+    link_gbps = as_float("link_gbps", link_gbps, positive=True)
+    # The sub-ops and deps depend on the graph, tau and k alone: a search balances the
+    # same graph for every fabric and bandwidth, which differ in max_peers and link_gbps.
+    key = (_graph_content(graph), tau_s, k)
+    found = _balanced_graphs.get(key)
+    if found is None:
+        found = _balanced_graphs[key] = balance(graph, tau_s, k, max_peers=max_peers,
+                                                link_gbps=link_gbps)
+        while len(_balanced_graphs) > _BALANCED_MAX:
+            _balanced_graphs.popitem(last=False)
+        return found
+    _balanced_graphs.move_to_end(key)
+    return found._with_scalars(k, max_peers, link_gbps)
+
+
+#: Balanced graphs remembered by content (graph, tau, k): at most this many, newest
+#: kept (a search at N GPUs balances one graph per k, for every fabric and bandwidth).
+_BALANCED_MAX = 16
+_balanced_graphs: OrderedDict = OrderedDict()
+
+
+def _graph_content(graph: OpGraph) -> tuple:
+    """What the balanced graph of ``graph`` depends on: its ops and edges, in order."""
+    return (tuple((op.id, op.compute_s, op.params_bytes) for op in graph.ops),
+            tuple((e.src, e.dst, e.bytes) for e in graph.edges))
 
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
@@ -282,16 +325,87 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                 f"use k = 1 (pure data parallelism)")
     instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
                          link_gbps=fabric.per_node_gbps)
-    result = solve(instance, method, seed=seed, time_limit=time_limit)
+    # the placement and its makespan, without the bounds on the placement's optimum
+    # that solve adds and that no part of the cost model reads
+    try:
+        from fabricopt.methods.placement import unbounded_result
+    except ImportError:              # a placement kind without the shipped methods
+        result = solve(instance, method, seed=seed, time_limit=time_limit)
+    else:
+        result = unbounded_result(instance, method, seed=seed, time_limit=time_limit)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, instance.to_dict(),
-                               result.solution.to_dict(), method=method, result=result,
-                               max_peers=max_peers)
+    return _plan_from_solution(workload, graph, l, instance, result.solution, method=method,
+                               result=result, max_peers=max_peers)
+
+
+def _plan_parts(graph: OpGraph, instance) -> tuple:
+    """What every plan of ``instance``'s sub-ops shares: their ids, the deps as a plan
+    holds them, and each sub-op's share of its op's parameters (an op's parameters split
+    evenly over its sub-ops, as :func:`~fabricopt.fabrics.traffic.params_per_gpu` does),
+    remembered for the sub-ops of the balanced graphs in use."""
+    key = (id(instance.ops), _graph_content(graph))
+    found = _plan_parts_seen.get(key)
+    if found is not None and found[0] is instance.ops:
+        return found[1]
+    params = {op.id: op.params_bytes for op in graph.ops}
+    origins = [op.id if op.group is None else op.group for op in instance.ops]
+    pieces: dict[str, int] = {}
+    for origin in origins:
+        if origin not in params:
+            fail("ops.group", origin, "names no op of the workload graph")
+        pieces[origin] = pieces.get(origin, 0) + 1
+    parts = ([op.id for op in instance.ops],
+             tuple((d.src, d.dst, d.bytes) for d in instance.deps),
+             np.fromiter((params[o] / pieces[o] for o in origins), float, len(origins)))
+    _plan_parts_seen[key] = (instance.ops, parts)   # the ops held: their id stays theirs
+    while len(_plan_parts_seen) > _BALANCED_MAX:
+        _plan_parts_seen.popitem(last=False)
+    return parts
+
+
+_plan_parts_seen: OrderedDict = OrderedDict()
+
+
+def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
+                        method: str | None, result, max_peers: int | None) -> Plan:
+    """:func:`plan_from_placement` of a ``PlacementInstance`` and ``PlacementSolution``
+    (objects, not JSON: the same plan, computed over arrays)."""
+    n = instance.size
+    ids, deps, share = _plan_parts(graph, instance)
+    start = np.fromiter(map(solution.start_s.__getitem__, ids), float, n)
+    gpu = np.fromiter(map(solution.gpu.__getitem__, ids), np.int64, n)
+    compute = instance.compute_list
+    order = np.lexsort((np.arange(n), start)).tolist()
+    # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)
+    src, dst = gpu[instance.dep_src], gpu[instance.dep_dst]
+    mp = np.zeros((instance.gpus, instance.gpus))
+    cross = src != dst
+    np.add.at(mp, (src[cross], dst[cross]), instance._dep_bytes[cross])
+    held = np.zeros(instance.gpus)
+    np.add.at(held, gpu, share)
+    name = workload if isinstance(workload, str) else workload.name
+    plan = Plan(name, instance.gpus, as_int("l", l, minimum=1), graph,
+                tuple(zip([ids[i] for i in order], [compute[i] for i in order])), deps,
+                dict(solution.gpu), mp, held, method, result, max_peers)
+    # Plan._path_arrays from the arrays at hand (the plan's order is by start time,
+    # ties by position, so every dep's source comes first in a feasible schedule)
+    ranked = np.asarray(order, dtype=np.int64)
+    position = np.empty(n, dtype=np.int64)
+    position[ranked] = np.arange(n)
+    first, then = position[instance.dep_src], position[instance.dep_dst]
+    if not (first >= then).any():
+        by = np.argsort(then, kind="stable")
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(then, minlength=n), out=ptr[1:])
+        plan.__dict__["_path_arrays"] = (
+            gpu[ranked], instance.compute[ranked], ptr, first[by], src[by], dst[by],
+            instance._dep_bytes[by])
+    return plan
 
 
 def serial_plan(plan: Plan) -> Plan:
@@ -338,7 +452,30 @@ def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, soluti
 
 def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:
     """Longest path of every group's schedule with cross-GPU delays at the pair rates
-    (``None``: infinitely fast links), per-GPU op order fixed; the slowest group."""
+    (``None``: infinitely fast links), per-GPU op order fixed; the slowest group.
+
+    Compiled (:func:`~fabricopt.fabrics._path_kernel.longest_path_s`); a plan whose
+    op order is not topological takes :func:`_critical_path_python`, which names the
+    op that waits for a later one."""
+    arrays = plan._path_arrays
+    if arrays is None:
+        return _critical_path_python(plan, pair_gbps)
+    gpu, compute, ptr, parent, gi, gj, nbytes = arrays
+    k, l = plan.k, plan.l
+    delay = np.zeros((len(parent), 1 if pair_gbps is None else l))
+    if pair_gbps is not None:
+        cross = np.flatnonzero((gi != gj) & (nbytes != 0))
+        base = np.arange(l) * k
+        rates = pair_gbps[base[None, :] + gi[cross, None], base[None, :] + gj[cross, None]]
+        with np.errstate(divide="ignore"):
+            delay[cross] = np.where(rates > 0, 8.0 * nbytes[cross, None] / (rates * 1e9),
+                                    np.inf)
+    # with infinitely fast links every group runs the same schedule: one is enough
+    return float(longest_path_s(k, gpu, compute, ptr, parent, delay))
+
+
+def _critical_path_python(plan: Plan, pair_gbps: np.ndarray | None) -> float:
+    """:func:`_critical_path_s` as a Python loop over the ops (the compiled one's oracle)."""
     k, l = plan.k, plan.l
     base = np.arange(l) * k
     preds: dict[str, list] = {}

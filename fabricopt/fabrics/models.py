@@ -52,7 +52,7 @@ import numpy as np
 
 from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
 from fabricopt.problems import instance_from_dict, kinds
-from fabricopt.problems.circuits import circuit_counts
+from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.methods import methods, solve
 from fabricopt.fabrics.flows import Links, pair_links, port_links
@@ -602,7 +602,10 @@ class SipOcs(Fabric):
         t = as_traffic(traffic)
         if (idle := _idle(t)) is not None:
             return idle
-        instance = instance_from_dict(self.instance(t))
+        # the instance of self.instance(t), from the matrix without a round trip
+        # through a million Python floats
+        instance = CircuitsInstance(self.switches, self.circuit_gbps,
+                                    np.asarray(t.total_matrix(), dtype=float))
         result = _solve(self, "circuits", self.method, instance)
         counts = circuit_counts(instance, result.solution)
         return Allocation(t, result.objective, counts * self.circuit_gbps,
