@@ -20,11 +20,16 @@ as Python.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof, types
 from numba.extending import overload
 from numba.np.random.random_methods import random_interval
 
 __all__ = ["shortest_paths"]
+
+# Every argument's type, so that importing this module loads (or compiles) the walk
+# once, before any clock starts: a process forked after the import starts warm.
+_I = types.int64[::1]
+_RNG = typeof(np.random.default_rng(0))
 
 
 def _permute(rng, items):
@@ -60,6 +65,25 @@ def _room(a, need):
 
 
 @njit(cache=True)
+def _sort_paths(nodes, start, count, length):
+    """Sort the ``count`` paths of ``length`` servers at ``nodes[start:]`` in place,
+    ascending as tuples compare (insertion sort: there are few)."""
+    for a in range(1, count):
+        b = a
+        while b > 0:
+            x = start + (b - 1) * length
+            y = start + b * length
+            m = 0
+            while m < length and nodes[x + m] == nodes[y + m]:
+                m += 1
+            if m == length or nodes[x + m] < nodes[y + m]:
+                break
+            for m in range(length):
+                nodes[x + m], nodes[y + m] = nodes[y + m], nodes[x + m]
+            b -= 1
+
+
+@njit((_I, _I, _I, _I, types.int64, _RNG), cache=True)
 def shortest_paths(indptr, indices, src, dst, k, rng):
     """Up to ``k`` shortest paths for each pair ``src[i] -> dst[i]``, in pair order.
 
@@ -173,22 +197,3 @@ def shortest_paths(indptr, indices, src, dst, k, rng):
         _sort_paths(nodes, start, found, length)
         pair_paths[i + 1] = paths
     return pairs, pair_paths, path_nodes[:paths + 1], nodes[:used]
-
-
-@njit(cache=True)
-def _sort_paths(nodes, start, count, length):
-    """Sort the ``count`` paths of ``length`` servers at ``nodes[start:]`` in place,
-    ascending as tuples compare (insertion sort: there are few)."""
-    for a in range(1, count):
-        b = a
-        while b > 0:
-            x = start + (b - 1) * length
-            y = start + b * length
-            m = 0
-            while m < length and nodes[x + m] == nodes[y + m]:
-                m += 1
-            if m == length or nodes[x + m] < nodes[y + m]:
-                break
-            for m in range(length):
-                nodes[x + m], nodes[y + m] = nodes[y + m], nodes[x + m]
-            b -= 1

@@ -21,6 +21,7 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from fabricopt.errors import InfeasibleInstance, InvalidArgument
+from fabricopt.problems._validate import as_int
 from fabricopt.problems.topology import (Path, PairValues, Ring, Route, RouteArrays,
                                          TopologyInstance, TopologySolution, busiest_pair_time,
                                          demand_pairs, pair_loads)
@@ -125,6 +126,9 @@ def _positive_pairs(demand) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 class ShortestPaths:
     """Shortest paths on a link-count matrix, with a seeded choice among equal ones.
+
+    Pair by pair, in Python: :func:`route_shortest` finds the same paths with the same
+    draws in one compiled walk over all pairs, and its tests check it against this.
 
     Parameters
     ----------
@@ -398,12 +402,14 @@ def route_shortest(book: RouteBook, counts, demand, *, paths: int,
     InfeasibleInstance
         If some demanded pair is not connected (the caller's topology is at fault).
     """
+    paths = as_int("paths", paths, minimum=1, error=InvalidArgument)
     graph = _as_csr(counts)
     graph.sort_indices()
     src, dst, volume = _positive_pairs(demand)
+    src, dst, indptr, indices = (np.ascontiguousarray(a, dtype=np.int64)
+                                 for a in (src, dst, graph.indptr, graph.indices))
     routed, pair_paths, path_nodes, nodes = _paths_kernel.shortest_paths(
-        graph.indptr.astype(np.int64), graph.indices.astype(np.int64), src, dst, int(paths),
-        rng)
+        indptr, indices, src, dst, paths, rng)
     book._add_walks(_Walks(src[:routed], dst[:routed], volume[:routed], pair_paths,
                            path_nodes, nodes))
     if routed < src.size:

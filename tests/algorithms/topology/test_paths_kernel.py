@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fabricopt import InfeasibleInstance
+from fabricopt.errors import InfeasibleInstance, InvalidArgument
 from fabricopt.algorithms.topology import _paths_kernel as kernel
 from fabricopt.algorithms.topology import routing as tr
 from fabricopt.algorithms.topology.routing import RouteBook, ShortestPaths, route_shortest
@@ -208,3 +208,9 @@ def test_pair_loads_of_route_arrays_add_in_the_loops_order(n, seed):
     expected = loop_loads(demand, routes)
     got = pair_loads(demand, RouteArrays.from_routes(routes))
     assert dict(zip(got.keys.tolist(), got.values.tolist())) == expected
+
+
+def test_route_shortest_rejects_fewer_than_one_path():
+    with pytest.raises(InvalidArgument, match="paths = 0"):
+        route_shortest(RouteBook(), np.ones((2, 2)), np.ones((2, 2)), paths=0,
+                       rng=np.random.default_rng(0))
