@@ -385,3 +385,21 @@ def test_speed_papers_scale_snippets_run_at_small_sizes():
                        ("crux-ecmp", 10), ("crux-crux", 10)]:
         out = call_task(snippet, n, repeats=1)
         assert out["cpu_s"] >= 0 and len(out["cpu_s_all"]) == 1
+
+
+def test_speed_bench_row_times_the_bench_command_and_names_a_failure(tmp_path):
+    from fabricopt.bench.experiments import speed
+    from fabricopt.errors import InvalidArgument
+
+    suite = tmp_path / "t.toml"
+    suite.write_text('[[rows]]\nkind = "circuits"\nname = "tiny"\nsizes = {gpus = 4}\n'
+                     'seeds = [0]\nmethods = ["greedy"]\ntime_limit_s = 10\n')
+    out = speed.bench_suite_task(str(suite), workers=1)
+    assert out["value"] == out["wall_s"] > 0 and out["cpu_s"] > 0
+    assert out["summary"].startswith("suite t: 1 runs") and "0 failed" in out["summary"]
+    row = {"kind": "task:speed.bench_suite", "status": "feasible", "info": out}
+    line = speed._bench_line([row])
+    assert f"{out['wall_s']:.1f} s wall" in line and line.endswith("machine runs).")
+    assert "not run" in speed._bench_line([])
+    with pytest.raises(InvalidArgument, match=r"fabricopt bench --suite .*nope.toml exited 2"):
+        speed.bench_suite_task(str(tmp_path / "nope.toml"), workers=1)
