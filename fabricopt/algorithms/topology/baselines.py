@@ -24,8 +24,7 @@ import networkx as nx
 import numpy as np
 
 from fabricopt.problems._validate import as_int
-from fabricopt.problems.topology import (TopologyInstance, TopologySolution, demand_pairs,
-                                         ring_traffic)
+from fabricopt.problems.topology import TopologyInstance, TopologySolution, demand_pairs
 from fabricopt.algorithms.topology.routing import (RouteBook, add_links, assemble,
                                                    degree_one_solution, plain_rings,
                                                    route_shortest, shortest_routing_bound,
@@ -202,9 +201,17 @@ def ocs_greedy_counts(pair_bytes: np.ndarray, degree: int) -> np.ndarray:
     >>> ocs_greedy_counts(d, 2).tolist()
     [[0, 2, 0], [2, 0, 0], [0, 0, 0]]
     """
-    n = pair_bytes.shape[0]
-    heap = [(-math.floor(pair_bytes[i, j]), int(i), int(j))
-            for i, j in np.argwhere(np.triu(pair_bytes, 1) >= 1)]
+    i, j = np.nonzero(np.triu(pair_bytes, 1) >= 1)
+    return _ocs_greedy(pair_bytes.shape[0], i, j, pair_bytes[i, j], degree)
+
+
+def _ocs_greedy(n: int, i, j, worth, degree: int) -> np.ndarray:
+    """:func:`ocs_greedy_counts` on the pairs ``i[k] < j[k]`` of demand ``worth[k] >= 1``
+    (the others are never linked), in O(pairs) besides the n x n counts."""
+    # (worth, i, j) keys are distinct, so the order of the heap's entries is theirs
+    heap = [(-math.floor(w), a, b) for a, b, w in zip(np.asarray(i).tolist(),
+                                                     np.asarray(j).tolist(),
+                                                     np.asarray(worth).tolist())]
     heapq.heapify(heap)
     used = np.zeros(n, dtype=np.int64)
     counts = np.zeros((n, n), dtype=np.int64)
@@ -225,16 +232,18 @@ def _connect_unused(counts: np.ndarray, degree: int, rng: np.random.Generator) -
     """Servers without links get a random path among them; then random pairs of servers
     with free interfaces are linked until at most one has any (the artifact's
     ``connect_unused_node``)."""
-    n = len(counts)
-    unused = rng.permutation([v for v in range(n) if counts[v].sum() == 0]).tolist()
+    used = counts.sum(axis=1)
+    unused = rng.permutation(np.flatnonzero(used == 0)).tolist()
     for u, v in zip(unused, unused[1:]):
         add_links(counts, u, v)
+        used[[u, v]] += 1
     while True:
-        free = [v for v in range(n) if counts[v].sum() < degree]
+        free = np.flatnonzero(used < degree)
         if len(free) < 2:
             return
-        u, v = rng.choice(free, size=2, replace=False)
-        add_links(counts, int(u), int(v))
+        u, v = (int(x) for x in rng.choice(free, size=2, replace=False))
+        add_links(counts, u, v)
+        used[[u, v]] += 1
 
 
 def ocs_reconfig(instance: TopologyInstance, *, seed: int = 0,
@@ -257,12 +266,27 @@ def ocs_reconfig(instance: TopologyInstance, *, seed: int = 0,
     if instance.degree == 1:
         return degree_one_solution(instance)
     rng = np.random.default_rng(seed)
-    demand = instance.traffic + ring_traffic(instance, plain_rings(instance))
-    pair = np.maximum(demand, demand.T)
-    counts = ocs_greedy_counts(pair, instance.degree)
+    n = instance.servers
+    demand = demand_pairs(instance, plain_rings(instance))
+    # max(D[i, j], D[j, i]) on the pairs i < j with demand either way, sparse
+    low = np.minimum(demand.src, demand.dst)
+    high = np.maximum(demand.src, demand.dst)
+    i, j = np.unique(np.stack([low, high]), axis=1)
+    pair = np.maximum(demand.get(i, j), demand.get(j, i))
+    big = pair >= 1
+    counts = _ocs_greedy(n, i[big], j[big], pair[big], instance.degree)
     _connect_unused(counts, instance.degree, rng)
-    connect_components(counts, instance.degree, pair)
+    weight = _PairWeights(zip(zip(i.tolist(), j.tolist()), pair.tolist()))
+    connect_components(counts, instance.degree, weight)
     return _finish(instance, counts, paths, rng)
+
+
+class _PairWeights(dict):
+    """Pair demand ``weight[i, j]`` (i < j) where some is listed, 0.0 elsewhere: what
+    :func:`connect_components` reads of a dense matrix, in O(pairs)."""
+
+    def __missing__(self, key):
+        return 0.0
 
 
 def ring_lower_bound(instance: TopologyInstance) -> float:
