@@ -337,6 +337,12 @@ def ring_lower_bound(instance: TopologyInstance) -> float:
     """
     if instance.degree == 1:
         return 0.0
+    n = instance.servers
+
+    def ring_hops(src, dst):  # the shorter way round
+        ahead = np.abs(src - dst)
+        return np.minimum(ahead, n - ahead).astype(float)
+
     return shortest_routing_bound(_ring_counts(instance),
                                   demand_pairs(instance, plain_rings(instance)),
-                                  instance.link_bytes_per_s)
+                                  instance.link_bytes_per_s, hops=ring_hops)

@@ -417,13 +417,18 @@ def route_shortest(book: RouteBook, counts, demand, *, paths: int,
                                  f"demand but are not connected")
 
 
-def shortest_routing_bound(counts, demand, link_bytes_per_s: float) -> float:
+def shortest_routing_bound(counts, demand, link_bytes_per_s: float, *,
+                           hops=None) -> float:
     """A lower bound on the busiest link's time of any shortest-path routing of
     ``demand`` on ``counts``, in seconds (``inf`` if a demanded pair is disconnected).
 
     Every byte from s to t crosses exactly ``dist(s, t)`` links whatever shortest paths
     carry it, and the busiest link's time is at least the total load over the total
     capacity (a maximum is at least a weighted mean).
+
+    ``hops``, if given, is ``dist`` for graphs that have it in closed form: a function
+    of the arrays ``(src, dst)`` returning each pair's hop count (as floats); otherwise
+    breadth-first search from every source with demand.
 
     Examples
     --------
@@ -439,14 +444,23 @@ def shortest_routing_bound(counts, demand, link_bytes_per_s: float) -> float:
     capacity = float(graph.sum()) * link_bytes_per_s
     if capacity <= 0:
         return math.inf  # demand but no link at all
-    graph = csr_matrix(graph > 0)
     sources, row_of = np.unique(src, return_inverse=True)
+    chunks = [(row_of >= start) & (row_of < start + _SOURCES_PER_CALL)
+              for start in range(0, sources.size, _SOURCES_PER_CALL)]
+    if hops is None:
+        graph = csr_matrix(graph > 0)
+        pair_hops = np.empty(src.size)
+        for k, mine in enumerate(chunks):
+            start = k * _SOURCES_PER_CALL
+            found = shortest_path(graph, method="D", unweighted=True,
+                                  indices=sources[start:start + _SOURCES_PER_CALL])
+            pair_hops[mine] = found[row_of[mine] - start, dst[mine]]
+    else:
+        pair_hops = np.asarray(hops(src, dst), dtype=float)
+    # summed per chunk of sources, as the search delivers them
     carried = 0.0
-    for start in range(0, sources.size, _SOURCES_PER_CALL):
-        chunk = sources[start:start + _SOURCES_PER_CALL]
-        hops = shortest_path(graph, method="D", unweighted=True, indices=chunk)
-        mine = (row_of >= start) & (row_of < start + chunk.size)
-        carried += float((volume[mine] * hops[row_of[mine] - start, dst[mine]]).sum())
+    for mine in chunks:
+        carried += float((volume[mine] * pair_hops[mine]).sum())
     return carried / capacity
 
 

@@ -172,3 +172,15 @@ def test_ocs_reconfig_links_what_the_dense_greedy_and_repairs_link(n, d, groups,
     inst = generate(seed=seed, servers=n, degree=d, groups=groups, mp_peers=min(peers, n - 1))
     expected = dense_ocs_links(inst, seed)
     assert np.array_equal(link_counts(inst, ocs_reconfig(inst, seed=seed)), expected)
+
+
+@given(n=st.integers(2, 40), d=st.integers(2, 6), groups=st.integers(0, 3),
+       peers=st.integers(0, 4), seed=st.integers(0, 50))
+def test_the_rings_closed_form_hops_give_the_searched_bound(n, d, groups, peers, seed):
+    from fabricopt.algorithms.topology.baselines import _ring_counts, ring_lower_bound
+    from fabricopt.algorithms.topology.routing import plain_rings, shortest_routing_bound
+    from fabricopt.problems.topology import demand_pairs
+    inst = generate(seed=seed, servers=n, degree=d, groups=groups, mp_peers=min(peers, n - 1))
+    searched = shortest_routing_bound(_ring_counts(inst), demand_pairs(inst, plain_rings(inst)),
+                                      inst.link_bytes_per_s)
+    assert ring_lower_bound(inst) == searched
