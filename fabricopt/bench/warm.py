@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["WARM_UPS", "warm", "warm_all"]
+__all__ = ["WARM_UPS", "warm", "warm_fabrics", "warm_all"]
 
 #: Per kind, the (method, generator sizes) calls that reach every compiled kernel of
 #: the kind: placement's Algorithm 1 with and without a degree limit (``sipml`` on 3
@@ -49,7 +49,25 @@ def warm(kind: str) -> None:
         solve(generate(kind, seed=0, **sizes), method)
 
 
+@functools.lru_cache(maxsize=None)
+def warm_fabrics() -> None:
+    """Load the cost model's compiled kernel: the critical path of a placed step, on
+    arrays of the types :mod:`fabricopt.fabrics.iteration` passes.
+
+    Examples
+    --------
+    >>> warm_fabrics()
+    """
+    import numpy as np
+
+    from fabricopt.fabrics._path_kernel import longest_path_s
+
+    longest_path_s(1, np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(2, dtype=np.int64),
+                   np.zeros(0, dtype=np.int64), np.zeros((0, 1)))
+
+
 def warm_all() -> None:
-    """:func:`warm` every kind that has compiled kernels."""
+    """:func:`warm` every kind that has compiled kernels, and :func:`warm_fabrics`."""
     for kind in WARM_UPS:
         warm(kind)
+    warm_fabrics()

@@ -66,10 +66,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from fabricopt.errors import (InfeasibleInstance, InvalidArgument, SolverFailure,
+                              SolverUnavailable)
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.methods import solve
+from fabricopt.fabrics._path_kernel import longest_path_s
 from fabricopt.fabrics.flows import step_s
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
 from fabricopt.fabrics.traffic import (Traffic, hybrid_traffic, mp_traffic, params_per_gpu,
@@ -135,6 +137,24 @@ class Plan:
     def compute_s(self) -> float:
         """The step with infinitely fast links (the placement's compute critical path)."""
         return _critical_path_s(self, None)
+
+    @cached_property
+    def _path_arrays(self):
+        """The step as arrays for :func:`_critical_path_s`: per op (in ``ops`` order) its
+        GPU and compute, per dep its ends' positions and GPUs and its bytes, the deps
+        grouped by destination; None if a dep's source comes after its destination."""
+        position = {op: i for i, (op, _) in enumerate(self.ops)}
+        gpu = np.fromiter((self.gpu[op] for op, _ in self.ops), np.int64, len(self.ops))
+        compute = np.fromiter((c for _, c in self.ops), float, len(self.ops))
+        src = np.fromiter((position[d[0]] for d in self.deps), np.int64, len(self.deps))
+        dst = np.fromiter((position[d[1]] for d in self.deps), np.int64, len(self.deps))
+        nbytes = np.fromiter((d[2] for d in self.deps), float, len(self.deps))
+        if (src >= dst).any():
+            return None
+        by = np.argsort(dst, kind="stable")
+        ptr = np.zeros(len(self.ops) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(dst, minlength=len(self.ops)), out=ptr[1:])
+        return gpu, compute, ptr, src[by], gpu[src[by]], gpu[dst[by]], nbytes[by]
 
     def traffic(self) -> Traffic:
         """The whole job's per-iteration traffic (MP in each group + DP rings)."""
@@ -208,14 +228,39 @@ def _balanced(graph: OpGraph, k: int, *, tau_s: float, max_peers: int | None,
                                 "heuristics.sipml.balance, which is not installed here; "
                                 "use k = 1 (pure data parallelism)") from None
     k = as_int("k", k, minimum=1)
-    return balance(graph, as_float("tau_s", tau_s, positive=True), k,
-                   max_peers=max(1, k - 1) if max_peers is None else max_peers,
-                   link_gbps=as_float("link_gbps", link_gbps, positive=True))
+    tau_s = as_float("tau_s", tau_s, positive=True)
+    max_peers = max(1, k - 1) if max_peers is None else max_peers
+    link_gbps = as_float("link_gbps", link_gbps, positive=True)
+    # The sub-ops and deps depend on the graph, tau and k alone: a search balances the
+    # same graph for every fabric and bandwidth, which differ in max_peers and link_gbps.
+    key = (_graph_content(graph), tau_s, k)
+    found = _balanced_graphs.get(key)
+    if found is None:
+        found = _balanced_graphs[key] = balance(graph, tau_s, k, max_peers=max_peers,
+                                                link_gbps=link_gbps)
+        while len(_balanced_graphs) > _BALANCED_MAX:
+            _balanced_graphs.popitem(last=False)
+        return found
+    _balanced_graphs.move_to_end(key)
+    return found._with_scalars(k, max_peers, link_gbps)
+
+
+#: Balanced graphs remembered by content (graph, tau, k): at most this many, newest
+#: kept (a search at N GPUs balances one graph per k, for every fabric and bandwidth).
+_BALANCED_MAX = 16
+_balanced_graphs: OrderedDict = OrderedDict()
+
+
+def _graph_content(graph: OpGraph) -> tuple:
+    """What the balanced graph of ``graph`` depends on: its ops and edges, in order."""
+    return (tuple((op.id, op.compute_s, op.params_bytes) for op in graph.ops),
+            tuple((e.src, e.dst, e.bytes) for e in graph.edges))
 
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
           gpu_flops: float = DEFAULT_GPU_FLOPS, seed: int = 0,
-          time_limit: float | None = None, memory_bytes: float | None = None) -> Plan:
+          time_limit: float | None = None, memory_bytes: float | None = None,
+          max_peers: int | None = None) -> Plan:
     """Place a workload's k-way model-parallel step for ``fabric`` (step 1 of the model).
 
     Parameters
@@ -235,6 +280,9 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     memory_bytes : float, optional
         GPU memory: refuse k too small to hold the model's training state even
         split evenly (16 B per parameter), before placing anything.
+    max_peers : int, optional
+        The degree limit to place with, at most the fabric's ``max_peers(k, l)``
+        (default: that limit).
 
     Returns
     -------
@@ -247,12 +295,20 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     InfeasibleInstance
         If the model cannot fit in ``memory_bytes`` on k GPUs, or the placement method
         proves there is no placement.
+    InvalidArgument
+        If ``max_peers`` is not an integer from 1 to the fabric's limit.
     SolverFailure
         If it ends without a solution.
     """
     workload = get_workload(workload) if isinstance(workload, str) else workload
     k = as_int("k", k, minimum=1)
     l = as_int("l", l, minimum=1)
+    limit = fabric.max_peers(k, l)
+    if max_peers is None:
+        max_peers = limit
+    elif not 1 <= as_int("max_peers", max_peers, error=InvalidArgument) <= limit:
+        fail("max_peers", max_peers, f"must be from 1 to {fabric.label}'s limit {limit} "
+                                     f"for k = {k}, l = {l}", InvalidArgument)
     graph = workload.op_graph(l, gpu_flops=gpu_flops)
     if memory_bytes is not None:
         need = graph.total_params_bytes / k / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
@@ -267,19 +323,89 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
         raise SolverUnavailable(f"placing k = {k} needs method {method!r} of the "
                                 f"'placement' problem kind, which is not registered here; "
                                 f"use k = 1 (pure data parallelism)")
-    max_peers = fabric.max_peers(k, l)
     instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
                          link_gbps=fabric.per_node_gbps)
-    result = solve(instance, method, seed=seed, time_limit=time_limit)
+    # the placement and its makespan, without the bounds on the placement's optimum
+    # that solve adds and that no part of the cost model reads
+    try:
+        from fabricopt.methods.placement import unbounded_result
+    except ImportError:              # a placement kind without the shipped methods
+        result = solve(instance, method, seed=seed, time_limit=time_limit)
+    else:
+        result = unbounded_result(instance, method, seed=seed, time_limit=time_limit)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
     if result.solution is None or result.status not in ("optimal", "feasible"):
         raise SolverFailure(f"placement/{method} ended {result.status}: "
                             f"{result.info.get('message', '')}")
-    return plan_from_placement(workload, graph, l, instance.to_dict(),
-                               result.solution.to_dict(), method=method, result=result,
-                               max_peers=max_peers)
+    return _plan_from_solution(workload, graph, l, instance, result.solution, method=method,
+                               result=result, max_peers=max_peers)
+
+
+def _plan_parts(graph: OpGraph, instance) -> tuple:
+    """What every plan of ``instance``'s sub-ops shares: their ids, the deps as a plan
+    holds them, and each sub-op's share of its op's parameters (an op's parameters split
+    evenly over its sub-ops, as :func:`~fabricopt.fabrics.traffic.params_per_gpu` does),
+    remembered for the sub-ops of the balanced graphs in use."""
+    key = (id(instance.ops), _graph_content(graph))
+    found = _plan_parts_seen.get(key)
+    if found is not None and found[0] is instance.ops:
+        return found[1]
+    params = {op.id: op.params_bytes for op in graph.ops}
+    origins = [op.id if op.group is None else op.group for op in instance.ops]
+    pieces: dict[str, int] = {}
+    for origin in origins:
+        if origin not in params:
+            fail("ops.group", origin, "names no op of the workload graph")
+        pieces[origin] = pieces.get(origin, 0) + 1
+    parts = ([op.id for op in instance.ops],
+             tuple((d.src, d.dst, d.bytes) for d in instance.deps),
+             np.fromiter((params[o] / pieces[o] for o in origins), float, len(origins)))
+    _plan_parts_seen[key] = (instance.ops, parts)   # the ops held: their id stays theirs
+    while len(_plan_parts_seen) > _BALANCED_MAX:
+        _plan_parts_seen.popitem(last=False)
+    return parts
+
+
+_plan_parts_seen: OrderedDict = OrderedDict()
+
+
+def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
+                        method: str | None, result, max_peers: int | None) -> Plan:
+    """:func:`plan_from_placement` of a ``PlacementInstance`` and ``PlacementSolution``
+    (objects, not JSON: the same plan, computed over arrays)."""
+    n = instance.size
+    ids, deps, share = _plan_parts(graph, instance)
+    start = np.fromiter(map(solution.start_s.__getitem__, ids), float, n)
+    gpu = np.fromiter(map(solution.gpu.__getitem__, ids), np.int64, n)
+    compute = instance.compute_list
+    order = np.lexsort((np.arange(n), start)).tolist()
+    # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)
+    src, dst = gpu[instance.dep_src], gpu[instance.dep_dst]
+    mp = np.zeros((instance.gpus, instance.gpus))
+    cross = src != dst
+    np.add.at(mp, (src[cross], dst[cross]), instance._dep_bytes[cross])
+    held = np.zeros(instance.gpus)
+    np.add.at(held, gpu, share)
+    name = workload if isinstance(workload, str) else workload.name
+    plan = Plan(name, instance.gpus, as_int("l", l, minimum=1), graph,
+                tuple(zip([ids[i] for i in order], [compute[i] for i in order])), deps,
+                dict(solution.gpu), mp, held, method, result, max_peers)
+    # Plan._path_arrays from the arrays at hand (the plan's order is by start time,
+    # ties by position, so every dep's source comes first in a feasible schedule)
+    ranked = np.asarray(order, dtype=np.int64)
+    position = np.empty(n, dtype=np.int64)
+    position[ranked] = np.arange(n)
+    first, then = position[instance.dep_src], position[instance.dep_dst]
+    if not (first >= then).any():
+        by = np.argsort(then, kind="stable")
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(then, minlength=n), out=ptr[1:])
+        plan.__dict__["_path_arrays"] = (
+            gpu[ranked], instance.compute[ranked], ptr, first[by], src[by], dst[by],
+            instance._dep_bytes[by])
+    return plan
 
 
 def serial_plan(plan: Plan) -> Plan:
@@ -326,7 +452,30 @@ def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, soluti
 
 def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:
     """Longest path of every group's schedule with cross-GPU delays at the pair rates
-    (``None``: infinitely fast links), per-GPU op order fixed; the slowest group."""
+    (``None``: infinitely fast links), per-GPU op order fixed; the slowest group.
+
+    Compiled (:func:`~fabricopt.fabrics._path_kernel.longest_path_s`); a plan whose
+    op order is not topological takes :func:`_critical_path_python`, which names the
+    op that waits for a later one."""
+    arrays = plan._path_arrays
+    if arrays is None:
+        return _critical_path_python(plan, pair_gbps)
+    gpu, compute, ptr, parent, gi, gj, nbytes = arrays
+    k, l = plan.k, plan.l
+    delay = np.zeros((len(parent), 1 if pair_gbps is None else l))
+    if pair_gbps is not None:
+        cross = np.flatnonzero((gi != gj) & (nbytes != 0))
+        base = np.arange(l) * k
+        rates = pair_gbps[base[None, :] + gi[cross, None], base[None, :] + gj[cross, None]]
+        with np.errstate(divide="ignore"):
+            delay[cross] = np.where(rates > 0, 8.0 * nbytes[cross, None] / (rates * 1e9),
+                                    np.inf)
+    # with infinitely fast links every group runs the same schedule: one is enough
+    return float(longest_path_s(k, gpu, compute, ptr, parent, delay))
+
+
+def _critical_path_python(plan: Plan, pair_gbps: np.ndarray | None) -> float:
+    """:func:`_critical_path_s` as a Python loop over the ops (the compiled one's oracle)."""
     k, l = plan.k, plan.l
     base = np.arange(l) * k
     preds: dict[str, list] = {}
@@ -551,6 +700,21 @@ def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
     return max(step + transfer_s(ring, gbps), port_bound_s(plan.traffic(), gbps))
 
 
+def _peers_label(peers: int | None) -> str:
+    return "" if peers is None else f" max_peers={peers}"
+
+
+def _unique(reasons: list) -> list[str]:
+    """Why each (k, l) failed, once per reason: a degree limit's ladder fails alike on
+    memory, and the first rung tried speaks for the rest."""
+    seen, out = set(), []
+    for k, l, peers, text in reasons:
+        if (k, l, text) not in seen:
+            seen.add((k, l, text))
+            out.append(f"k={k} l={l}{_peers_label(peers)}: {text}")
+    return out
+
+
 def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
@@ -562,8 +726,11 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
     Tries l = 1, 2, 4, ... dividing the GPU count and the global batch, k = gpus / l,
-    and keeps the fastest feasible iteration. ``extra_plans`` are placements found
-    elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
+    each k placed with every degree limit of ``fabric.max_peers_ladder(k, l)`` (on
+    SiP-OCS and SiP-Ring fewer peers get more circuits each: SiP-ML §3, §4.2), and
+    keeps the fastest feasible iteration; ties go to the fabric's own limit.
+    ``extra_plans`` are placements found elsewhere (e.g. at another bandwidth) that are
+    priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
     ``priced``, a list, receives every feasible :class:`IterationTime` computed;
@@ -603,19 +770,23 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
         k = gpus // l
         if (k_values is not None and k not in k_values) or (max_k is not None and k > max_k):
             continue
-        candidates.append((k, l, None))
-    candidates += [(p.k, p.l, p) for p in extra_plans]
+        # None: the fabric's own degree limit; other rungs of its ladder by value.
+        ladder = () if k == 1 else fabric.max_peers_ladder(k, l)[1:]
+        candidates += [(k, l, None, peers) for peers in (None,) + ladder]
+    candidates += [(p.k, p.l, p, None) for p in extra_plans]
 
-    def plan_for(k: int, l: int, plan: Plan | None) -> Plan | None:
-        if plan is None and plan_cache is not None:
+    def plan_for(k: int, l: int, plan: Plan | None, peers: int | None) -> Plan | None:
+        # Without a cache, a placement at the fabric's own limit is made inside
+        # iteration_time; any other degree limit is placed here.
+        if plan is None and (plan_cache is not None or peers is not None):
+            limit = fabric.max_peers(k, l) if peers is None else peers
             key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
-                () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
-                                   fabric.per_node_gbps))
-            if key not in plan_cache:
-                plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
-                                        gpu_flops=gpu_flops, seed=seed,
-                                        memory_bytes=memory_bytes)
-            plan = plan_cache[key]
+                () if k == 1 else (fabric.placement_method, limit, fabric.per_node_gbps))
+            cache = {} if plan_cache is None else plan_cache
+            if key not in cache:
+                cache[key] = place(workload, fabric, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
+                                   seed=seed, memory_bytes=memory_bytes, max_peers=peers)
+            plan = cache[key]
         if plan is not None and placed is not None:
             placed.append(plan)
         return plan
@@ -626,36 +797,37 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
         # Place every candidate first and price them from the least lower bound up:
         # the best is then found early and bounds the rest.
         kept = []
-        for n, (k, l, plan) in order:
+        for n, (k, l, plan, peers) in order:
             if progress is not None:
-                progress(f"k={k} l={l} ({n + 1}/{len(candidates)}, placing)")
+                progress(f"k={k} l={l}{_peers_label(peers)} ({n + 1}/{len(candidates)}, "
+                         f"placing)")
             try:
-                plan = plan_for(k, l, plan)
+                plan = plan_for(k, l, plan, peers)
             except InfeasibleInstance as exc:
-                reasons.append(f"k={k} l={l}: {exc}")
+                reasons.append((k, l, peers, str(exc)))
                 continue
             if plan is not None:
                 bounds[n] = min(lower_bound_s(plan, fabric), sum(c for _, c in plan.ops))
-            kept.append((n, (k, l, plan)))
+            kept.append((n, (k, l, plan, peers)))
         order = sorted(kept, key=lambda item: bounds.get(item[0], 0.0))
     best_n = -1
-    for n, (k, l, plan) in order:
+    for n, (k, l, plan, peers) in order:
         if progress is not None:
-            progress(f"k={k} l={l} ({n + 1}/{len(candidates)}"
+            progress(f"k={k} l={l}{_peers_label(peers)} ({n + 1}/{len(candidates)}"
                      + (", a placement found elsewhere)" if plan is not None else ")"))
         # A candidate that cannot end sooner than the best found (or than beat_s) is
         # not priced; one that might tie is, so ties go to the earlier candidate.
         if n in bounds and (bounds[n] >= beat_s or (best is not None
                                                     and bounds[n] > best.total_s)):
-            reasons.append(f"k={k} l={l}: its lower bound is at least "
-                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s")
+            reasons.append((k, l, peers, f"its lower bound is at least "
+                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s"))
             continue
         try:
-            plan = plan if prune else plan_for(k, l, plan)
+            plan = plan if prune else plan_for(k, l, plan, peers)
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
                                memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
-            reasons.append(f"k={k} l={l}: {exc}")
+            reasons.append((k, l, peers, str(exc)))
             continue
         if priced is not None:
             priced.append(t)
@@ -663,6 +835,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                                                         and n < best_n):
             best, best_n = t, n
     if best is None:
+        why = "; ".join(_unique(reasons) or ["none tried"])
         raise InfeasibleInstance(f"no feasible (k, l) for {workload.name} on {gpus} GPUs of "
-                                 f"{fabric.label}: " + "; ".join(reasons or ["none tried"]))
+                                 f"{fabric.label}: {why}")
     return best

@@ -52,7 +52,7 @@ import numpy as np
 
 from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
 from fabricopt.problems import instance_from_dict, kinds
-from fabricopt.problems.circuits import circuit_counts
+from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.methods import methods, solve
 from fabricopt.fabrics.flows import Links, pair_links, port_links
@@ -176,6 +176,34 @@ class Fabric(abc.ABC):
     def max_peers(self, k: int, l: int) -> int:
         """Distinct GPUs a GPU may send model-parallel traffic to in a k x l job."""
         return max(k - 1, 1)
+
+    #: Does a GPU's bandwidth to each peer shrink as it talks to more peers (a fixed set
+    #: of circuits or wavelengths split among them)? Then fewer peers may be faster.
+    peers_split_bandwidth: ClassVar[bool] = False
+
+    def max_peers_ladder(self, k: int, l: int) -> tuple[int, ...]:
+        """The degree limits the (k, l) search places with, :meth:`max_peers` first.
+
+        Where :attr:`peers_split_bandwidth`, SiP-ML §3 and §4.2 trade peers against
+        bandwidth per peer: the search also tries 1, 3, 7, ... (2^j - 1) peers below
+        :meth:`max_peers`, so each peer gets about twice the circuits of the next rung;
+        elsewhere more peers never cost bandwidth and only :meth:`max_peers` is tried.
+
+        Examples
+        --------
+        >>> SipOcs(switches=16, gbps=100.0).max_peers_ladder(16, 4)
+        (15, 1, 3, 7)
+        >>> ElectFlat(100.0).max_peers_ladder(16, 4)
+        (15,)
+        """
+        top = self.max_peers(k, l)
+        if not self.peers_split_bandwidth:
+            return (top,)
+        ladder, peers = [top], 1
+        while peers < top:
+            ladder.append(peers)
+            peers = 2 * peers + 1
+        return tuple(ladder)
 
     @abc.abstractmethod
     def allocate(self, traffic) -> Allocation:
@@ -542,6 +570,7 @@ class SipOcs(Fabric):
     method: str = "exact"
     label: ClassVar[str] = "sip-ocs"
     placement_method: ClassVar[str] = "sipml"
+    peers_split_bandwidth: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "switches", as_int("switches", self.switches, minimum=1))
@@ -573,7 +602,10 @@ class SipOcs(Fabric):
         t = as_traffic(traffic)
         if (idle := _idle(t)) is not None:
             return idle
-        instance = instance_from_dict(self.instance(t))
+        # the instance of self.instance(t), from the matrix without a round trip
+        # through a million Python floats
+        instance = CircuitsInstance(self.switches, self.circuit_gbps,
+                                    np.asarray(t.total_matrix(), dtype=float))
         result = _solve(self, "circuits", self.method, instance)
         counts = circuit_counts(instance, result.solution)
         return Allocation(t, result.objective, counts * self.circuit_gbps,
@@ -617,6 +649,7 @@ class SipRing(Fabric):
     method: str = "mcf"
     label: ClassVar[str] = "sip-ring"
     placement_method: ClassVar[str] = "sipml"
+    peers_split_bandwidth: ClassVar[bool] = True
 
     def __post_init__(self):
         set_ = object.__setattr__

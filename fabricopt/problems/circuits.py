@@ -33,6 +33,12 @@ __all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit
 _INSTANCE_KEYS = ("problem", "switches", "circuit_gbps", "traffic_bytes")
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.flags.writeable = False
+    return a
+
+
 @dataclass(frozen=True)
 class CircuitsInstance:
     """A SiP-OCS circuit-assignment instance.
@@ -62,10 +68,15 @@ class CircuitsInstance:
         set_ = object.__setattr__
         set_(self, "switches", as_int("switches", self.switches, minimum=1, maximum=MAX_SWITCHES))
         set_(self, "circuit_gbps", as_float("circuit_gbps", self.circuit_gbps, positive=True))
-        rows = as_list("traffic_bytes", self.traffic_bytes)
+        given = self.traffic_bytes
+        array = isinstance(given, np.ndarray) and given.ndim == 2   # rows without a copy
+        rows = given if array else as_list("traffic_bytes", given)
         if len(rows) < 1:
             fail("traffic_bytes", self.traffic_bytes, "must have at least one row")
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", rows, len(rows)))
+        if array and given.dtype == np.float64:
+            # the valid float array is the matrix: no second conversion of its cells
+            self.__dict__["traffic"] = _read_only(given)
         # every transfer time, and the port-load bound, stays finite (limits.py)
         check_traffic("traffic_bytes", self.traffic, "circuit_gbps", self.circuit_gbps)
 

@@ -28,8 +28,8 @@ from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
                                        check_magnitude, check_rate, check_transfer)
-from fabricopt.problems._validate import (as_float, as_id, as_int, as_list, fail,
-                                          reject_unknown_keys, require, shown)
+from fabricopt.problems._validate import (MIN_MAGNITUDE, as_float, as_id, as_int, as_list,
+                                          fail, reject_unknown_keys, require, shown)
 from fabricopt.problems.opgraph import OpGraph
 
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
@@ -153,12 +153,54 @@ class PlacementInstance:
         self._check_acyclic()
         self._check_magnitudes()
 
+    @classmethod
+    def _from_parts(cls, gpus: int, max_peers: int, link_gbps: float, ops: tuple,
+                    deps: tuple) -> "PlacementInstance":
+        """The instance of sub-ops and deps that an internal builder made
+        (:func:`split_op_graph`): unique ids, known ends, no repeated pair and no
+        self-loop hold by construction, so only the numbers are validated, as arrays
+        (parsing every element is what costs on half a million sub-ops). Numbers out of
+        range take the validating constructor, which names the first one."""
+        compute = np.fromiter((op.compute_s for op in ops), float, len(ops))
+        nbytes = np.fromiter((d.bytes for d in deps), float, len(deps))
+        if not (_plain_floats(compute) and _plain_floats(nbytes)):
+            return cls(gpus, max_peers, link_gbps, ops, deps)
+        self = object.__new__(cls)
+        set_ = object.__setattr__
+        set_(self, "ops", tuple(ops))
+        set_(self, "deps", tuple(deps))
+        set_(self, "index", MappingProxyType({op.id: k for k, op in enumerate(self.ops)}))
+        self.__dict__["compute"] = _frozen(compute)
+        self.__dict__["_dep_bytes"] = _frozen(nbytes)
+        return self._with_scalars(gpus, max_peers, link_gbps, self)
+
+    def _with_scalars(self, gpus: int, max_peers: int, link_gbps: float,
+                      into: "PlacementInstance | None" = None) -> "PlacementInstance":
+        """This instance's sub-ops and deps (validated already) with other ``gpus``,
+        ``max_peers`` and ``link_gbps``: the arrays that depend on the graph alone are
+        shared, the scalars and what depends on them are validated and computed anew."""
+        out = object.__new__(type(self)) if into is None else into
+        set_ = object.__setattr__
+        set_(out, "gpus", as_int("gpus", gpus, minimum=1, maximum=MAX_GPUS))
+        set_(out, "max_peers", as_int("max_peers", max_peers, minimum=1, maximum=MAX_GPUS))
+        set_(out, "link_gbps", as_float("link_gbps", link_gbps, positive=True))
+        if into is None:
+            set_(out, "ops", self.ops)
+            set_(out, "deps", self.deps)
+            set_(out, "index", self.index)
+            for name in _GRAPH_CACHES:
+                if name in self.__dict__:
+                    out.__dict__[name] = self.__dict__[name]
+        out._check_acyclic()
+        out._check_magnitudes()
+        return out
+
     def _check_magnitudes(self) -> None:
         """Every time stays finite: a schedule that never idles ends by the sum of all
         compute and all transfers, and every method's schedule is measured against it."""
         transfers = check_rate("link_gbps", self.link_gbps) * 0.0
         if self.deps:
-            nbytes = np.array([d.bytes for d in self.deps], dtype=float)
+            nbytes = self._dep_bytes
             k = int(np.argmax(nbytes))
             with np.errstate(over="ignore"):
                 total = float(nbytes.sum())
@@ -221,6 +263,10 @@ class PlacementInstance:
         return self.compute.tolist()
 
     @cached_property
+    def _dep_bytes(self) -> np.ndarray:
+        return _frozen(np.array([d.bytes for d in self.deps], dtype=float))
+
+    @cached_property
     def dep_src(self) -> np.ndarray:
         return _frozen(np.array([self.index[d.src] for d in self.deps], dtype=np.int64))
 
@@ -246,10 +292,12 @@ class PlacementInstance:
 
     def _adjacency(self, at: np.ndarray, other: np.ndarray) -> tuple:
         """Per op: ``(other end, delay_s, carries_bytes)`` of each dep whose ``at`` end it is."""
-        out: list[list] = [[] for _ in range(self.size)]
-        for k, dep in enumerate(self.deps):
-            out[at[k]].append((int(other[k]), float(self.delay_s[k]), dep.bytes > 0))
-        return tuple(tuple(adjacent) for adjacent in out)
+        by = np.argsort(at, kind="stable")      # dep order within each op
+        entries = list(zip(other[by].tolist(), self.delay_s[by].tolist(),
+                           (self._dep_bytes[by] > 0).tolist()))
+        ends = np.cumsum(np.bincount(at, minlength=self.size)).tolist()
+        return tuple(tuple(entries[lo:hi]) if hi > lo else ()
+                     for lo, hi in zip([0] + ends[:-1], ends))
 
     def topological_order(self, priority: Sequence[float] | None = None) -> list[int]:
         """Op indices in a topological order: among ready ops the smallest
@@ -296,6 +344,18 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     return a
 
 
+def _plain_floats(values: np.ndarray) -> bool:
+    """Would every value pass ``as_float(..., minimum=0.0)``?"""
+    return bool(np.isfinite(values).all() and (values >= 0).all()
+                and not ((values > 0) & (values < MIN_MAGNITUDE)).any())
+
+
+#: The cached arrays of an instance that depend on its ops and deps alone (not on
+#: ``gpus``, ``max_peers`` or ``link_gbps``): shared by :meth:`PlacementInstance._with_scalars`.
+_GRAPH_CACHES = ("compute", "compute_list", "_dep_bytes", "dep_src", "dep_dst",
+                 "_position_order")
+
+
 def _as_mapping(field: str, value: Any) -> Mapping:
     if not isinstance(value, Mapping):
         fail(field, value, "must be an object mapping op ids to values", InvalidSolution)
@@ -329,6 +389,25 @@ class PlacementSolution:
     def __reduce__(self):
         return (type(self), (dict(self.gpu), dict(self.start_s)))
 
+    @classmethod
+    def _from_lists(cls, ids: Sequence[str], gpu: Sequence[int],
+                    start_s: Sequence[float]) -> "PlacementSolution":
+        """The solution placing op ``ids[k]`` on ``gpu[k]`` from ``start_s[k]``, for a
+        schedule made here (the ids are an instance's): the values are validated as
+        arrays, and anything out of range takes the validating constructor, which
+        names it."""
+        gpus = np.asarray(gpu)
+        starts = np.asarray(start_s, dtype=float)
+        if (len(gpus) and (gpus.dtype.kind not in "iu" or gpus.min() < 0
+                           or gpus.max() > MAX_INDEX)) \
+                or not (np.isfinite(starts).all() and (starts <= MAX_DERIVED).all()
+                        and not ((starts != 0) & (np.abs(starts) < MIN_MAGNITUDE)).any()):
+            return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s)))
+        out = object.__new__(cls)
+        object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
+        object.__setattr__(out, "start_s", MappingProxyType(dict(zip(ids, starts.tolist()))))
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {"gpu": dict(self.gpu), "start_s": dict(self.start_s)}
 
@@ -357,10 +436,6 @@ def _arrays(instance: PlacementInstance, solution: PlacementSolution):
              InvalidSolution)
     start = np.array([solution.start_s[op.id] for op in instance.ops], dtype=float)
     return gpu, start
-
-
-def _slack(x: float) -> float:
-    return FEASIBILITY_RTOL * abs(x)
 
 
 def peer_sets(instance: PlacementInstance, gpu: Sequence[int]) -> tuple[list[set], list[set]]:
@@ -405,29 +480,46 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
         return CheckResult.violated(
             f"start_s[{ids[k]!r}] = {float(start[k])!r}: starts before time 0")
     end = start + instance.compute
-    for k, dep in enumerate(instance.deps):
-        u, v = instance.dep_src[k], instance.dep_dst[k]
-        delay = float(instance.delay_s[k]) if gpu[u] != gpu[v] else 0.0
-        ready = end[u] + delay
-        if start[v] < ready - _slack(ready):
-            via = f" + transfer {delay:.6g}" if delay else ""
-            return CheckResult.violated(
-                f"dep {dep.src} -> {dep.dst}: {dep.dst!r} starts at {start[v]:.6g} before "
-                f"{dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
+    src, dst = instance.dep_src, instance.dep_dst
+    delays = np.where(gpu[src] != gpu[dst], instance.delay_s, 0.0)
+    arrive = end[src] + delays
+    early = np.flatnonzero(start[dst] < arrive - FEASIBILITY_RTOL * np.abs(arrive))
+    if len(early):          # the first dep in order that starts too early
+        k = int(early[0])
+        dep, u, v = instance.deps[k], src[k], dst[k]
+        delay, ready = float(delays[k]), float(arrive[k])
+        via = f" + transfer {delay:.6g}" if delay else ""
+        return CheckResult.violated(
+            f"dep {dep.src} -> {dep.dst}: {dep.dst!r} starts at {start[v]:.6g} before "
+            f"{dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
     busy = np.flatnonzero(instance.compute > 0)
     order = busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
-    for a, b in zip(order[:-1], order[1:]):
-        if gpu[a] == gpu[b] and start[b] < end[a] - _slack(end[a]):
-            return CheckResult.violated(
+    before, after = order[:-1], order[1:]
+    overlaps = np.flatnonzero((gpu[before] == gpu[after])
+                              & (start[after] < end[before] - FEASIBILITY_RTOL
+                                 * np.abs(end[before])))
+    if len(overlaps):       # the first pair in (GPU, start, end) order
+        a, b = before[overlaps[0]], after[overlaps[0]]
+        return CheckResult.violated(
                 f"GPU {gpu[a]}: ops {ids[a]!r} [{start[a]:.6g}, {end[a]:.6g}) and {ids[b]!r} "
                 f"[{start[b]:.6g}, {end[b]:.6g}) overlap")
-    sends, receives = peer_sets(instance, gpu)
-    for g in range(instance.gpus):
-        for what, peers in (("sends to", sends[g]), ("receives from", receives[g])):
-            if len(peers) > instance.max_peers:
-                return CheckResult.violated(
-                    f"GPU {g} {what} {len(peers)} GPUs {sorted(peers)}, more than "
-                    f"max_peers = {instance.max_peers}")
+    # the distinct (sender, receiver) pairs of deps with bytes across two GPUs
+    g, h = gpu[src], gpu[dst]
+    used = (instance._dep_bytes > 0) & (g != h)
+    pairs = np.unique(g[used] * instance.gpus + h[used])
+    senders, receivers = pairs // instance.gpus, pairs % instance.gpus
+    sends = np.bincount(senders, minlength=instance.gpus)
+    receives = np.bincount(receivers, minlength=instance.gpus)
+    over = np.flatnonzero((sends > instance.max_peers) | (receives > instance.max_peers))
+    if len(over):           # the first GPU over the limit, sending before receiving
+        g = int(over[0])
+        if sends[g] > instance.max_peers:
+            what, peers = "sends to", receivers[senders == g]
+        else:
+            what, peers = "receives from", senders[receivers == g]
+        return CheckResult.violated(
+            f"GPU {g} {what} {len(peers)} GPUs {sorted(peers.tolist())}, more than "
+            f"max_peers = {instance.max_peers}")
     return CheckResult.ok()
 
 
@@ -509,8 +601,8 @@ def schedule(instance: PlacementInstance, gpu: Sequence[int],
     if order is None:
         order = instance.topological_order()
     start, _ = schedule_times(instance, gpu, order, zero_holds_gpu=zero_holds_gpu)
-    return PlacementSolution({op.id: int(gpu[k]) for k, op in enumerate(instance.ops)},
-                             {op.id: start[k] for k, op in enumerate(instance.ops)})
+    return PlacementSolution._from_lists([op.id for op in instance.ops],
+                                         [int(g) for g in gpu], start)
 
 
 def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, max_peers: int,
@@ -572,7 +664,7 @@ def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, m
         else:
             pairs = ((b * nu // nv, b) for b in range(nv))
         deps.extend(Dep(f"{e.src}/{a}", f"{e.dst}/{b}", share) for a, b in pairs)
-    return PlacementInstance(gpus, max_peers, link_gbps, ops, deps)
+    return PlacementInstance._from_parts(gpus, max_peers, link_gbps, tuple(ops), tuple(deps))
 
 
 def _random_op_graph(rng: np.random.Generator, sub_ops: int, gpus: int, tau_s: float,

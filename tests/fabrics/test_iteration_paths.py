@@ -1,0 +1,131 @@
+"""The iteration model's array paths equal the plain ones they stand for: the compiled
+critical path and the Python loop, a plan built from the placement objects and from its
+JSON, the placement without its bound and ``solve``, a balanced graph remembered across
+bandwidths and one balanced afresh."""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from fabricopt import InfeasibleInstance
+
+from fabricopt.fabrics.iteration import (_balanced, _critical_path_python, _critical_path_s,
+                                         _plan_from_solution, lower_bound_s, iteration_time,
+                                         place, plan_from_placement)
+from fabricopt.fabrics.models import ElectFlat, SipOcs, SipRing
+from fabricopt.fabrics.workloads import get_workload
+from fabricopt.methods import solve
+from fabricopt.methods.placement import unbounded_result
+from fabricopt.problems.placement import generate
+from fabricopt.problems.opgraph import OpGraph
+from tests.fabrics.test_iteration import TOY, needs_placement, random_plans
+
+
+@st.composite
+def placed_plans(draw):
+    """A plan of a generated placement instance, placed by sipml or at random GPUs."""
+    k = draw(st.integers(2, 6))
+    l = draw(st.sampled_from([1, 2, 3]))
+    inst = generate(seed=draw(st.integers(0, 10 ** 6)), ops=draw(st.integers(1, 40)), gpus=k,
+                    max_peers=draw(st.integers(1, k - 1)))
+    ops = [{"id": o.group, "compute_s": 1.0, "params_bytes": 8.0}
+           for o in inst.ops if o.group is not None]
+    graph = OpGraph(list({op["id"]: op for op in ops}.values()))
+    if draw(st.booleans()):
+        solution = solve(inst, "sipml").solution
+    else:
+        from fabricopt.problems.placement import schedule
+        solution = schedule(inst, [draw(st.integers(0, k - 1)) for _ in inst.ops])
+    return inst, graph, l, solution
+
+
+@needs_placement
+@settings(max_examples=60, deadline=None)
+@given(placed_plans(), st.sampled_from([None, 1.0, 50.0, 0.0]))
+def test_the_compiled_critical_path_equals_the_python_loop(case, gbps):
+    inst, graph, l, solution = case
+    plan = _plan_from_solution("g", graph, l, inst, solution, method="sipml", result=None,
+                               max_peers=inst.max_peers)
+    rates = None
+    if gbps is not None:
+        rates = np.random.default_rng(inst.size).uniform(0.5, 2.0, (plan.gpus, plan.gpus)) * gbps
+    assert _critical_path_s(plan, rates) == _critical_path_python(plan, rates)
+
+
+@settings(max_examples=40, deadline=None)
+@given(random_plans(), st.sampled_from([None, 10.0, 1000.0]))
+def test_the_compiled_critical_path_equals_the_python_loop_on_hand_plans(plan, gbps):
+    rates = None if gbps is None else np.full((plan.gpus, plan.gpus), gbps)
+    assert _critical_path_s(plan, rates) == _critical_path_python(plan, rates)
+
+
+@needs_placement
+@settings(max_examples=40, deadline=None)
+@given(placed_plans())
+def test_a_plan_from_the_objects_equals_the_plan_from_json(case):
+    inst, graph, l, solution = case
+    fast = _plan_from_solution("g", graph, l, inst, solution, method="sipml", result=None,
+                               max_peers=inst.max_peers)
+    slow = plan_from_placement("g", graph, l, inst.to_dict(), solution.to_dict(),
+                               method="sipml", max_peers=inst.max_peers)
+    assert (fast.ops, fast.deps, fast.gpu) == (slow.ops, slow.deps, slow.gpu)
+    assert fast.mp_bytes.tobytes() == slow.mp_bytes.tobytes()
+    assert fast.params_bytes.tobytes() == slow.params_bytes.tobytes()
+    assert fast._path_arrays is not None and "_path_arrays" not in slow.__dict__
+    assert fast.compute_s == slow.compute_s
+
+
+@needs_placement
+@pytest.mark.parametrize("method", ["sipml", "unconstrained", "round-robin", "sipml-ls"])
+def test_a_placement_without_its_bound_is_solves_placement(method):
+    inst = generate(seed=3, ops=30, gpus=4, max_peers=2)
+    quick = unbounded_result(inst, method, seed=1)
+    full = solve(inst, method, seed=1)
+    assert (quick.status, quick.objective, quick.solution) == (full.status, full.objective,
+                                                               full.solution)
+    assert quick.bound is None and quick.gap is None and quick.bound_source is None
+    assert full.bound is not None
+    assert quick.info == full.info and quick.limit == full.limit
+
+
+def test_a_placement_without_its_bound_refuses_a_bad_seed_and_runs_others_through_solve():
+    from fabricopt import InvalidOption, SolverUnavailable
+
+    inst = generate(seed=3, ops=6, gpus=2, max_peers=1)
+    with pytest.raises(InvalidOption, match=r"^seed = -1: "):
+        unbounded_result(inst, "sipml", seed=-1)
+    with pytest.raises(SolverUnavailable, match="nope"):
+        unbounded_result(inst, "nope")
+    exact = unbounded_result(inst, "milp")          # not a listed heuristic: solve's result
+    assert exact.status == "optimal" and exact.bound is not None
+
+
+@needs_placement
+def test_a_remembered_balanced_graph_equals_one_balanced_afresh():
+    import fabricopt.fabrics.iteration as iteration
+
+    graph = get_workload("resnet50").op_graph(64)
+    first = _balanced(graph, 8, tau_s=1e-5, max_peers=3, link_gbps=100.0)
+    again = _balanced(get_workload("resnet50").op_graph(64), 8, tau_s=1e-5, max_peers=5,
+                      link_gbps=400.0)
+    iteration._balanced_graphs.clear()
+    fresh = _balanced(graph, 8, tau_s=1e-5, max_peers=5, link_gbps=400.0)
+    assert again.ops is first.ops and again == fresh and again.to_dict() == fresh.to_dict()
+    assert again.delay_s.tolist() == fresh.delay_s.tolist()
+    assert again.parents == fresh.parents
+
+
+@needs_placement
+@settings(max_examples=15, deadline=None)
+@given(st.sampled_from([2, 4, 8]), st.sampled_from([25.0, 100.0, 1000.0]),
+       st.sampled_from(["elect-flat", "sip-ocs", "sip-ring"]))
+def test_the_lower_bound_never_exceeds_the_priced_iteration(k, gbps, name):
+    from fabricopt.fabrics.comparison import make_fabric
+
+    fabric = make_fabric(name, gbps, 8 * 2)
+    plan = place(TOY, fabric, k, 16 // k, tau_s=1e-4)
+    try:
+        t = iteration_time(TOY, fabric, 16, k, 16 // k, plan=plan)
+    except InfeasibleInstance:       # a ring of too few wavelengths for the traffic
+        assume(False)
+    assert lower_bound_s(plan, fabric) <= t.total_s * (1 + 1e-12)

@@ -1,0 +1,99 @@
+"""The placement kind's array paths: instances built from trusted parts, solutions from
+lists and the vectorized checker agree with the validating constructors and with the
+checker's rules written as plain loops."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fabricopt import InvalidInstance, InvalidSolution
+from fabricopt.problems.opgraph import OpGraph
+from fabricopt.problems.placement import (FEASIBILITY_RTOL, PlacementInstance,
+                                          PlacementSolution, check, generate, peer_sets,
+                                          split_op_graph)
+
+from placement_cases import small_instances
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 60), st.integers(1, 8), st.integers(1, 8))
+def test_a_split_graph_equals_the_validating_constructor(seed, ops, gpus, peers):
+    inst = generate(seed=seed, ops=ops, gpus=gpus, max_peers=peers)
+    again = PlacementInstance(inst.gpus, inst.max_peers, inst.link_gbps, inst.ops, inst.deps)
+    assert inst == again and dict(inst.index) == dict(again.index)
+    assert inst.compute.tolist() == again.compute.tolist()
+    assert inst.topological_order() == again.topological_order()
+    other = inst._with_scalars(inst.gpus, 1, 3.5)
+    fresh = PlacementInstance(inst.gpus, 1, 3.5, inst.ops, inst.deps)
+    assert other == fresh and other.ops is inst.ops
+    assert other.delay_s.tolist() == fresh.delay_s.tolist() and other.parents == fresh.parents
+
+
+def test_a_split_graph_with_a_bad_number_names_it_as_the_constructor_does():
+    tiny = OpGraph([{"id": "a", "compute_s": 1e-300}])
+    with pytest.raises(InvalidInstance, match=r"^ops\[0\]\.compute_s = 2\.5e-301: too small"):
+        split_op_graph(tiny, {"a": 4}, gpus=4, max_peers=1, link_gbps=1.0)
+    inst = split_op_graph(OpGraph([{"id": "a", "compute_s": 1.0}]), {"a": 2}, gpus=2,
+                          max_peers=1, link_gbps=1.0)
+    with pytest.raises(InvalidInstance, match=r"^link_gbps = 0\.0: must be > 0"):
+        inst._with_scalars(2, 1, 0.0)
+    with pytest.raises(InvalidInstance, match=r"^max_peers = 0: must be >= 1"):
+        inst._with_scalars(2, 0, 1.0)
+
+
+def test_a_solution_from_lists_equals_the_validating_constructor():
+    sol = PlacementSolution._from_lists(["a", "b"], [0, 1], [0.0, 1.5])
+    assert sol == PlacementSolution({"a": 0, "b": 1}, {"a": 0.0, "b": 1.5})
+    assert type(sol.gpu["a"]) is int and type(sol.start_s["b"]) is float
+    with pytest.raises(InvalidSolution, match=r"^gpu\['b'\] = -1: must be >= 0"):
+        PlacementSolution._from_lists(["a", "b"], [0, -1], [0.0, 1.0])
+    with pytest.raises(InvalidSolution, match=r"^start_s\['a'\] = inf: must be finite"):
+        PlacementSolution._from_lists(["a", "b"], [0, 1], [float("inf"), 1.0])
+
+
+def reference_reason(instance, gpu, start):
+    """The checker's dep, overlap and degree rules as loops (None: all hold)."""
+    end = start + instance.compute
+    for k, dep in enumerate(instance.deps):
+        u, v = instance.dep_src[k], instance.dep_dst[k]
+        delay = float(instance.delay_s[k]) if gpu[u] != gpu[v] else 0.0
+        ready = end[u] + delay
+        if start[v] < ready - FEASIBILITY_RTOL * abs(ready):
+            via = f" + transfer {delay:.6g}" if delay else ""
+            return (f"dep {dep.src} -> {dep.dst}: {dep.dst!r} starts at {start[v]:.6g} "
+                    f"before {dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
+    ids = [op.id for op in instance.ops]
+    busy = np.flatnonzero(instance.compute > 0)
+    order = busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
+    for a, b in zip(order[:-1], order[1:]):
+        if gpu[a] == gpu[b] and start[b] < end[a] - FEASIBILITY_RTOL * abs(end[a]):
+            return (f"GPU {gpu[a]}: ops {ids[a]!r} [{start[a]:.6g}, {end[a]:.6g}) and "
+                    f"{ids[b]!r} [{start[b]:.6g}, {end[b]:.6g}) overlap")
+    sends, receives = peer_sets(instance, gpu)
+    for g in range(instance.gpus):
+        for what, peers in (("sends to", sends[g]), ("receives from", receives[g])):
+            if len(peers) > instance.max_peers:
+                return (f"GPU {g} {what} {len(peers)} GPUs {sorted(peers)}, more than "
+                        f"max_peers = {instance.max_peers}")
+    return None
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_instances(max_ops=9, max_gpus=4), st.data())
+def test_the_checker_gives_the_first_broken_rule_of_the_loops(inst, data):
+    gpu = np.array(data.draw(st.lists(st.integers(0, inst.gpus - 1), min_size=inst.size,
+                                      max_size=inst.size)), dtype=np.int64)
+    # starts one after another in topological order, some pulled earlier
+    start = np.zeros(inst.size)
+    t = 0.0
+    for k in inst.topological_order():
+        start[k] = t
+        t += float(inst.compute[k]) + data.draw(st.sampled_from([0.0, 1.0, 1e9]))
+    if data.draw(st.booleans()) and inst.size:
+        start[data.draw(st.integers(0, inst.size - 1))] *= 0.5
+    ids = [op.id for op in inst.ops]
+    solution = PlacementSolution(dict(zip(ids, gpu.tolist())), dict(zip(ids, start.tolist())))
+    verdict = check(inst, solution)
+    expected = reference_reason(inst, gpu, start)
+    assert verdict.feasible == (expected is None)
+    assert verdict.reason == expected or expected is None
