@@ -31,8 +31,8 @@ from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic,
                                        check_transfer)
 from fabricopt.problems.tolerances import FEASIBILITY_RTOL
-from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
-                                          matrix_array, reject_unknown_keys, require)
+from fabricopt.problems._validate import (MIN_MAGNITUDE, as_float, as_int, as_list, as_matrix,
+                                          fail, matrix_array, reject_unknown_keys, require)
 from fabricopt.problems.sparse_traffic import (SparseTraffic, as_sparse_traffic,
                                                canonical_pairs, is_sparse_form)
 
@@ -40,7 +40,8 @@ __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "Topol
            "SparseTraffic", "PairValues",
            "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads",
            "path_loads", "busiest_link_time", "mean_hops", "demand_pairs", "ring_pairs",
-           "link_count_pairs", "RouteArrays", "pair_loads", "busiest_pair_time",
+           "link_count_pairs", "RouteArrays", "routes_of_arrays", "pair_loads",
+           "busiest_pair_time",
            "ring_bytes_per_member", "generate"]
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
@@ -676,6 +677,51 @@ class RouteArrays(NamedTuple):
         return cls(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
                    _offsets(paths_per_route), _offsets(lengths),
                    np.array(nodes, dtype=np.int64), np.array(fractions, dtype=float))
+
+
+def routes_of_arrays(routes: RouteArrays) -> list[Route]:
+    """The :class:`Route` objects of ``routes``, in order.
+
+    The values are checked as arrays, at once (every server in 0..``MAX_INDEX``, every
+    path of at least 2 servers, every fraction finite and >= 0), and the objects built
+    without checking each again; if some value fails, the objects are built one by one,
+    whose checks name it.
+
+    Examples
+    --------
+    >>> routes_of_arrays(RouteArrays.from_routes([(0, 1, [((0, 1), 1.0)])]))[0].paths
+    (Path(nodes=(0, 1), fraction=1.0),)
+    """
+    nodes = routes.nodes
+    fraction = routes.fraction
+    servers = np.concatenate([routes.src, routes.dst, nodes])
+    valid = (bool((servers >= 0).all() and (servers <= MAX_INDEX).all())
+             and bool((np.diff(routes.path_nodes) >= 2).all())
+             and bool((np.isfinite(fraction) & (fraction >= 0)
+                       & ((fraction == 0) | (fraction >= MIN_MAGNITUDE))).all()))
+    node_list = nodes.tolist()
+    starts = routes.path_nodes.tolist()
+    pieces = zip(starts, starts[1:], fraction.tolist())
+    first = routes.route_paths.tolist()
+    ends = zip(routes.src.tolist(), routes.dst.tolist(), first, first[1:])
+    if not valid:
+        paths = [Path(tuple(node_list[a:b]), f) for a, b, f in pieces]
+        return [Route(s, t, tuple(paths[a:b])) for s, t, a, b in ends]
+    new, set_ = object.__new__, object.__setattr__
+    paths = []
+    for a, b, f in pieces:
+        path = new(Path)
+        set_(path, "nodes", tuple(node_list[a:b]))
+        set_(path, "fraction", f)
+        paths.append(path)
+    out = []
+    for s, t, a, b in ends:
+        route = new(Route)
+        set_(route, "src", s)
+        set_(route, "dst", t)
+        set_(route, "paths", tuple(paths[a:b]))
+        out.append(route)
+    return out
 
 
 def _offsets(counts) -> np.ndarray:

@@ -22,9 +22,9 @@ from scipy.sparse.csgraph import shortest_path
 
 from fabricopt.errors import InfeasibleInstance, InvalidArgument
 from fabricopt.problems._validate import as_int
-from fabricopt.problems.topology import (Path, PairValues, Ring, Route, RouteArrays,
+from fabricopt.problems.topology import (PairValues, Ring, Route, RouteArrays,
                                          TopologyInstance, TopologySolution, busiest_pair_time,
-                                         demand_pairs, pair_loads)
+                                         demand_pairs, pair_loads, routes_of_arrays)
 from fabricopt.algorithms.topology import _paths_kernel
 
 __all__ = ["ShortestPaths", "RouteBook", "route_shortest", "shortest_routing_bound",
@@ -323,8 +323,7 @@ class RouteBook:
     def typed_routes(self) -> list[Route]:
         """:meth:`routes` as :class:`~fabricopt.problems.topology.Route` objects, built
         directly (a solution made from dicts converts every path node again)."""
-        return [Route(src, dst, tuple(Path(nodes, fraction) for nodes, fraction in paths))
-                for src, dst, paths in self.fractions()]
+        return routes_of_arrays(self.arrays())
 
     def fractions(self) -> list[tuple[int, int, list[tuple[tuple[int, ...], float]]]]:
         """``(src, dst, [(nodes, fraction), ...])`` in the order of :meth:`routes`."""
