@@ -623,7 +623,9 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
     if (serial_fallback and k > 1 and not plan.serial
             and sum(c for _, c in plan.ops) < best.total_s):
         alone = serial_plan(plan)
-        if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
+        # priced only if it might end sooner: configuring a fabric costs more than the bound
+        if ((memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes)
+                and lower_bound_s(alone, fabric) < best.total_s):
             other = _price(alone, fabric)
             if other.total_s < best.total_s:
                 best = other

@@ -644,11 +644,16 @@ class SipRing(Fabric):
     def instance(self, traffic) -> dict:
         """The ``wavelengths`` instance (docs/formats.rst, wavelengths) of ``traffic`` (``max_hops`` capped
         at N - 1: no lightpath round a ring of N nodes is longer)."""
-        t = as_traffic(traffic)
+        spec = self._instance(as_traffic(traffic))
+        return {**spec, "traffic_bytes": spec["traffic_bytes"].tolist()}
+
+    def _instance(self, t: Traffic) -> dict:
+        """:meth:`instance` with the traffic as a float array (what ``solve`` reads,
+        validated as an array rather than a million Python floats)."""
         return {"problem": "wavelengths", "nodes": t.nodes, "wavelengths": self.wavelengths,
                 "wavelength_gbps": self.wavelength_gbps,
                 "max_hops": max(1, min(self.max_hops, t.nodes - 1)),
-                "traffic_bytes": t.total_matrix().tolist()}
+                "traffic_bytes": np.asarray(t.total_matrix(), dtype=float)}
 
     def _check_reach(self, total: np.ndarray) -> None:
         n = total.shape[0]
@@ -666,7 +671,7 @@ class SipRing(Fabric):
         if (idle := _idle(t)) is not None:
             return idle
         self._check_reach(t.total_matrix())
-        result = _solve(self, "wavelengths", self.method, self.instance(t))
+        result = _solve(self, "wavelengths", self.method, self._instance(t))
         counts = np.zeros((t.nodes, t.nodes))
         for path in result.solution.to_dict()["lightpaths"]:
             counts[path["src"], path["dst"]] += 1
