@@ -167,6 +167,10 @@ class Fabric(abc.ABC):
     placement_method: ClassVar[str] = "unconstrained"
     #: Reconfiguration paid once per job, not per iteration (s).
     setup_s: float = 0.0
+    #: Does a node send (and receive) at most :attr:`per_node_gbps` in all during the
+    #: step, its transfers sharing its port, circuits or lightpaths? (Not so where a
+    #: pair's rate is its routed path's, which several pairs may each reach.)
+    node_limited_step: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod
@@ -259,6 +263,7 @@ class ElectFlat(Fabric):
 
     gbps: float
     label: ClassVar[str] = "elect-flat"
+    node_limited_step: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "gbps", _check_gbps("gbps", self.gbps))
@@ -336,6 +341,7 @@ class ElectCluster(Fabric):
     inter_gbps: float
     gpus_per_server: int = 8
     label: ClassVar[str] = "elect-cluster"
+    node_limited_step: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "intra_gbps", _check_gbps("intra_gbps", self.intra_gbps))
@@ -427,6 +433,7 @@ class FatTree(Fabric):
     oversubscription: float = 1.0
     hosts_per_edge: int | None = None
     label: ClassVar[str] = "fat-tree"
+    node_limited_step: ClassVar[bool] = True
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -541,6 +548,7 @@ class SipOcs(Fabric):
     reconfig_s: float = 10e-3
     method: str = "exact"
     label: ClassVar[str] = "sip-ocs"
+    node_limited_step: ClassVar[bool] = True
     placement_method: ClassVar[str] = "sipml"
 
     def __post_init__(self):
@@ -619,6 +627,7 @@ class SipRing(Fabric):
     interval_s: float = 100e-6
     method: str = "mcf"
     label: ClassVar[str] = "sip-ring"
+    node_limited_step: ClassVar[bool] = True
     placement_method: ClassVar[str] = "sipml"
 
     def __post_init__(self):
