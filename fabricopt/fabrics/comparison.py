@@ -88,7 +88,12 @@ def make_fabric(name: str, per_node_gbps: float, nodes: int, *, switches: int = 
 
 @dataclass(frozen=True)
 class Row:
-    """One point of a comparison; ``iteration_s`` is None when nothing was feasible."""
+    """One point of a comparison; ``iteration_s`` is None when nothing was feasible.
+
+    ``mp_peers`` is the most distinct GPUs one GPU of the kept plan exchanges
+    model-parallel bytes with (0 without model-parallel traffic; the degree search
+    of SiP-OCS and SiP-Ring may keep fewer than the fabric's limit).
+    """
 
     workload: str
     gpus: int
@@ -104,6 +109,7 @@ class Row:
     fabric_s: float | None
     cost_usd: float
     note: str = ""
+    mp_peers: int | None = None
 
 
 def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
@@ -237,7 +243,8 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
             else:
                 best_plan[name] = t.plan
                 row = Row(workload.name, gpus, name, gbps, f.per_node_gbps, t.k, t.l,
-                          t.total_s, t.compute_s, t.mp_s, t.allreduce_s, t.fabric_s, cost)
+                          t.total_s, t.compute_s, t.mp_s, t.allreduce_s, t.fabric_s, cost,
+                          mp_peers=t.plan.peers())
             rows[name].append(row)
             if progress is not None:
                 progress(f"{name} @ {gbps:g} Gbps: " + (

@@ -66,7 +66,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from fabricopt.errors import (InfeasibleInstance, InvalidArgument, SolverFailure,
+                              SolverUnavailable)
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.methods import solve
@@ -258,7 +259,8 @@ def _graph_content(graph: OpGraph) -> tuple:
 
 def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TAU_S,
           gpu_flops: float = DEFAULT_GPU_FLOPS, seed: int = 0,
-          time_limit: float | None = None, memory_bytes: float | None = None) -> Plan:
+          time_limit: float | None = None, memory_bytes: float | None = None,
+          max_peers: int | None = None) -> Plan:
     """Place a workload's k-way model-parallel step for ``fabric`` (step 1 of the model).
 
     Parameters
@@ -278,6 +280,9 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     memory_bytes : float, optional
         GPU memory: refuse k too small to hold the model's training state even
         split evenly (16 B per parameter), before placing anything.
+    max_peers : int, optional
+        The degree limit to place with, at most the fabric's ``max_peers(k, l)``
+        (default: that limit).
 
     Returns
     -------
@@ -290,12 +295,20 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     InfeasibleInstance
         If the model cannot fit in ``memory_bytes`` on k GPUs, or the placement method
         proves there is no placement.
+    InvalidArgument
+        If ``max_peers`` is not an integer from 1 to the fabric's limit.
     SolverFailure
         If it ends without a solution.
     """
     workload = get_workload(workload) if isinstance(workload, str) else workload
     k = as_int("k", k, minimum=1)
     l = as_int("l", l, minimum=1)
+    limit = fabric.max_peers(k, l)
+    if max_peers is None:
+        max_peers = limit
+    elif not 1 <= as_int("max_peers", max_peers, error=InvalidArgument) <= limit:
+        fail("max_peers", max_peers, f"must be from 1 to {fabric.label}'s limit {limit} "
+                                     f"for k = {k}, l = {l}", InvalidArgument)
     graph = workload.op_graph(l, gpu_flops=gpu_flops)
     if memory_bytes is not None:
         need = graph.total_params_bytes / k / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
@@ -310,7 +323,6 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
         raise SolverUnavailable(f"placing k = {k} needs method {method!r} of the "
                                 f"'placement' problem kind, which is not registered here; "
                                 f"use k = 1 (pure data parallelism)")
-    max_peers = fabric.max_peers(k, l)
     instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
                          link_gbps=fabric.per_node_gbps)
     # the placement and its makespan, without the bounds on the placement's optimum
@@ -696,6 +708,21 @@ def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
     return max(step + transfer_s(ring, gbps), port_bound_s(plan.traffic(), gbps))
 
 
+def _peers_label(peers: int | None) -> str:
+    return "" if peers is None else f" max_peers={peers}"
+
+
+def _unique(reasons: list) -> list[str]:
+    """Why each (k, l) failed, once per reason: a degree limit's ladder fails alike on
+    memory, and the first rung tried speaks for the rest."""
+    seen, out = set(), []
+    for k, l, peers, text in reasons:
+        if (k, l, text) not in seen:
+            seen.add((k, l, text))
+            out.append(f"k={k} l={l}{_peers_label(peers)}: {text}")
+    return out
+
+
 def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                           max_k: int | None = None, tau_s: float = DEFAULT_TAU_S,
                           gpu_flops: float = DEFAULT_GPU_FLOPS,
@@ -707,8 +734,11 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
     """The best (k, l) for ``workload`` on ``gpus`` GPUs of ``fabric`` (SiP-ML §4.2).
 
     Tries l = 1, 2, 4, ... dividing the GPU count and the global batch, k = gpus / l,
-    and keeps the fastest feasible iteration. ``extra_plans`` are placements found
-    elsewhere (e.g. at another bandwidth) that are priced too. ``plan_cache``, a dict
+    each k placed with every degree limit of ``fabric.max_peers_ladder(k, l)`` (on
+    SiP-OCS and SiP-Ring fewer peers get more circuits each: SiP-ML §3, §4.2), and
+    keeps the fastest feasible iteration; ties go to the fabric's own limit.
+    ``extra_plans`` are placements found elsewhere (e.g. at another bandwidth) that are
+    priced too. ``plan_cache``, a dict
     shared between calls, keeps every placement made, keyed by what determines it
     (workload, k, l, placement method, max_peers, link estimate, tau, throughput, seed).
     ``priced``, a list, receives every feasible :class:`IterationTime` computed;
@@ -748,19 +778,23 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
         k = gpus // l
         if (k_values is not None and k not in k_values) or (max_k is not None and k > max_k):
             continue
-        candidates.append((k, l, None))
-    candidates += [(p.k, p.l, p) for p in extra_plans]
+        # None: the fabric's own degree limit; other rungs of its ladder by value.
+        ladder = () if k == 1 else fabric.max_peers_ladder(k, l)[1:]
+        candidates += [(k, l, None, peers) for peers in (None,) + ladder]
+    candidates += [(p.k, p.l, p, None) for p in extra_plans]
 
-    def plan_for(k: int, l: int, plan: Plan | None) -> Plan | None:
-        if plan is None and plan_cache is not None:
+    def plan_for(k: int, l: int, plan: Plan | None, peers: int | None) -> Plan | None:
+        # Without a cache, a placement at the fabric's own limit is made inside
+        # iteration_time; any other degree limit is placed here.
+        if plan is None and (plan_cache is not None or peers is not None):
+            limit = fabric.max_peers(k, l) if peers is None else peers
             key = (workload.name, k, l, gpu_flops, tau_s, seed) + (
-                () if k == 1 else (fabric.placement_method, fabric.max_peers(k, l),
-                                   fabric.per_node_gbps))
-            if key not in plan_cache:
-                plan_cache[key] = place(workload, fabric, k, l, tau_s=tau_s,
-                                        gpu_flops=gpu_flops, seed=seed,
-                                        memory_bytes=memory_bytes)
-            plan = plan_cache[key]
+                () if k == 1 else (fabric.placement_method, limit, fabric.per_node_gbps))
+            cache = {} if plan_cache is None else plan_cache
+            if key not in cache:
+                cache[key] = place(workload, fabric, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
+                                   seed=seed, memory_bytes=memory_bytes, max_peers=peers)
+            plan = cache[key]
         if plan is not None and placed is not None:
             placed.append(plan)
         return plan
@@ -771,36 +805,37 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
         # Place every candidate first and price them from the least lower bound up:
         # the best is then found early and bounds the rest.
         kept = []
-        for n, (k, l, plan) in order:
+        for n, (k, l, plan, peers) in order:
             if progress is not None:
-                progress(f"k={k} l={l} ({n + 1}/{len(candidates)}, placing)")
+                progress(f"k={k} l={l}{_peers_label(peers)} ({n + 1}/{len(candidates)}, "
+                         f"placing)")
             try:
-                plan = plan_for(k, l, plan)
+                plan = plan_for(k, l, plan, peers)
             except InfeasibleInstance as exc:
-                reasons.append(f"k={k} l={l}: {exc}")
+                reasons.append((k, l, peers, str(exc)))
                 continue
             if plan is not None:
                 bounds[n] = min(lower_bound_s(plan, fabric), sum(c for _, c in plan.ops))
-            kept.append((n, (k, l, plan)))
+            kept.append((n, (k, l, plan, peers)))
         order = sorted(kept, key=lambda item: bounds.get(item[0], 0.0))
     best_n = -1
-    for n, (k, l, plan) in order:
+    for n, (k, l, plan, peers) in order:
         if progress is not None:
-            progress(f"k={k} l={l} ({n + 1}/{len(candidates)}"
+            progress(f"k={k} l={l}{_peers_label(peers)} ({n + 1}/{len(candidates)}"
                      + (", a placement found elsewhere)" if plan is not None else ")"))
         # A candidate that cannot end sooner than the best found (or than beat_s) is
         # not priced; one that might tie is, so ties go to the earlier candidate.
         if n in bounds and (bounds[n] >= beat_s or (best is not None
                                                     and bounds[n] > best.total_s)):
-            reasons.append(f"k={k} l={l}: its lower bound is at least "
-                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s")
+            reasons.append((k, l, peers, f"its lower bound is at least "
+                           f"{min(beat_s, best.total_s if best else math.inf):.6g} s"))
             continue
         try:
-            plan = plan if prune else plan_for(k, l, plan)
+            plan = plan if prune else plan_for(k, l, plan, peers)
             t = iteration_time(workload, fabric, gpus, k, l, tau_s=tau_s, gpu_flops=gpu_flops,
                                memory_bytes=memory_bytes, plan=plan, seed=seed)
         except InfeasibleInstance as exc:
-            reasons.append(f"k={k} l={l}: {exc}")
+            reasons.append((k, l, peers, str(exc)))
             continue
         if priced is not None:
             priced.append(t)
@@ -808,6 +843,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                                                         and n < best_n):
             best, best_n = t, n
     if best is None:
+        why = "; ".join(_unique(reasons) or ["none tried"])
         raise InfeasibleInstance(f"no feasible (k, l) for {workload.name} on {gpus} GPUs of "
-                                 f"{fabric.label}: " + "; ".join(reasons or ["none tried"]))
+                                 f"{fabric.label}: {why}")
     return best

@@ -181,6 +181,34 @@ class Fabric(abc.ABC):
         """Distinct GPUs a GPU may send model-parallel traffic to in a k x l job."""
         return max(k - 1, 1)
 
+    #: Does a GPU's bandwidth to each peer shrink as it talks to more peers (a fixed set
+    #: of circuits or wavelengths split among them)? Then fewer peers may be faster.
+    peers_split_bandwidth: ClassVar[bool] = False
+
+    def max_peers_ladder(self, k: int, l: int) -> tuple[int, ...]:
+        """The degree limits the (k, l) search places with, :meth:`max_peers` first.
+
+        Where :attr:`peers_split_bandwidth`, SiP-ML §3 and §4.2 trade peers against
+        bandwidth per peer: the search also tries 1, 3, 7, ... (2^j - 1) peers below
+        :meth:`max_peers`, so each peer gets about twice the circuits of the next rung;
+        elsewhere more peers never cost bandwidth and only :meth:`max_peers` is tried.
+
+        Examples
+        --------
+        >>> SipOcs(switches=16, gbps=100.0).max_peers_ladder(16, 4)
+        (15, 1, 3, 7)
+        >>> ElectFlat(100.0).max_peers_ladder(16, 4)
+        (15,)
+        """
+        top = self.max_peers(k, l)
+        if not self.peers_split_bandwidth:
+            return (top,)
+        ladder, peers = [top], 1
+        while peers < top:
+            ladder.append(peers)
+            peers = 2 * peers + 1
+        return tuple(ladder)
+
     @abc.abstractmethod
     def allocate(self, traffic) -> Allocation:
         """The per-pair rates the fabric gives ``traffic`` and its delivery time."""
@@ -550,6 +578,7 @@ class SipOcs(Fabric):
     label: ClassVar[str] = "sip-ocs"
     node_limited_step: ClassVar[bool] = True
     placement_method: ClassVar[str] = "sipml"
+    peers_split_bandwidth: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "switches", as_int("switches", self.switches, minimum=1))
@@ -629,6 +658,7 @@ class SipRing(Fabric):
     label: ClassVar[str] = "sip-ring"
     node_limited_step: ClassVar[bool] = True
     placement_method: ClassVar[str] = "sipml"
+    peers_split_bandwidth: ClassVar[bool] = True
 
     def __post_init__(self):
         set_ = object.__setattr__

@@ -257,6 +257,9 @@ def _compare() -> dict:
         "mp_s": seconds | {"description": "Critical path at the fabric's pair rates (s)."},
         "allreduce_s": seconds | {"description": "Data-parallel ring AllReduce (s)."},
         "fabric_s": seconds | {"description": "Time to deliver the iteration's traffic (s)."},
+        "mp_peers": {"type": ["integer", "null"], "minimum": 0,
+                     "description": "Most distinct GPUs one GPU of the plan exchanges "
+                                    "model-parallel bytes with (0 without any)."},
     }, doc="A point of an op-graph workload (SiP-ML's k x l search).")
     traffic = _object(common | {
         "mode": {"enum": ["serial", "concurrent"],

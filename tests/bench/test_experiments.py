@@ -310,7 +310,7 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
     own = [point("sip-ocs", 1024.0, 1024, 1.0), point("elect-cluster-400", 1024.0, 1024, 3.0),
            point("elect-cluster-200", 1024.0, 1024, 5.0),
            point("elect-flat-half", 1024.0, 1024, 0.3), point("elect-flat", 1024.0, 1024, 2.0)]
-    half = [point("sip-ocs", 1024.0, 512, 0.5, 4, 16),
+    half = [{**point("sip-ocs", 1024.0, 512, 0.5, 4, 16), "mp_peers": 1},
             point("elect-cluster-400", 1024.0, 512, 1.5, 1, 64)]
     rows = [row("sipml/transformer/64/batch1024", own), row("sipml/transformer/64/batch512", half),
             row("sipml/transformer/64/batch1024/k8", [point("sip-ocs", 1024.0, 1024, 1.5)]),
@@ -321,7 +321,7 @@ def test_sipml_section_reports_ratios_half_bandwidth_and_shapes(tmp_path):
     text = sipml._render(rows, tmp_path, quick=True)
     assert "| `gpus` | 1024 | paper: SiP-ML §4.3, Fig. 5 (N = 1024 GPUs) |" in text
     # batch 512 needs 5/3 the steps of 1024 (critical batch 2048) at half the time: chosen
-    assert "4x16 b512" in text and "1x64 b512" in text
+    assert "4x16 b512 p1" in text and "1x64 b512 |" in text      # pure DP: no peers
     assert "SiP-OCS at B at least as fast as Elect-Flat at B/2 at 0 of 1 points" in text
     assert "| 3.00 | 5.00 | NO |" in text        # iteration ratios at batch 1024, B/2 fails
     assert "SiP-OCS is faster than Elect-Flat at equal B at 1 of 1 points" in text
@@ -385,3 +385,21 @@ def test_speed_papers_scale_snippets_run_at_small_sizes():
                        ("crux-ecmp", 10), ("crux-crux", 10)]:
         out = call_task(snippet, n, repeats=1)
         assert out["cpu_s"] >= 0 and len(out["cpu_s_all"]) == 1
+
+
+def test_speed_bench_row_times_the_bench_command_and_names_a_failure(tmp_path):
+    from fabricopt.bench.experiments import speed
+    from fabricopt.errors import InvalidArgument
+
+    suite = tmp_path / "t.toml"
+    suite.write_text('[[rows]]\nkind = "circuits"\nname = "tiny"\nsizes = {gpus = 4}\n'
+                     'seeds = [0]\nmethods = ["greedy"]\ntime_limit_s = 10\n')
+    out = speed.bench_suite_task(str(suite), workers=1)
+    assert out["value"] == out["wall_s"] > 0 and out["cpu_s"] > 0
+    assert out["summary"].startswith("suite t: 1 runs") and "0 failed" in out["summary"]
+    row = {"kind": "task:speed.bench_suite", "status": "feasible", "info": out}
+    line = speed._bench_line([row])
+    assert f"{out['wall_s']:.1f} s wall" in line and line.endswith("machine runs).")
+    assert "not run" in speed._bench_line([])
+    with pytest.raises(InvalidArgument, match=r"fabricopt bench --suite .*nope.toml exited 2"):
+        speed.bench_suite_task(str(tmp_path / "nope.toml"), workers=1)

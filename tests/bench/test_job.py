@@ -81,6 +81,28 @@ def test_execute_records_the_cpu_seconds_of_the_method(temporary_method):
     assert 0.3 <= out["info"]["cpu_s"] < 0.3 + 60.0
 
 
+def test_execute_counts_the_cpu_seconds_of_a_solver_subprocess(temporary_method):
+    import subprocess
+
+    from fabricopt.algorithms.circuits import greedy
+
+    child_cpu = []
+
+    def shells_out(instance, **_):
+        # a child that burns a fixed amount of work and reports its own CPU seconds
+        code = ("import time\nx = 0\nfor i in range(3_000_000): x += i\n"
+                "print(time.process_time())")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True)
+        child_cpu.append(float(done.stdout))
+        return greedy(instance)
+
+    temporary_method("circuits", "shells-out", shells_out)
+    out = execute(RunSpec(**{**spec_for("greedy").to_dict(), "method": "shells-out"}))
+    assert out["status"] == "feasible" and child_cpu[0] > 0
+    assert out["info"]["cpu_s"] >= child_cpu[0]
+
+
 def test_execute_records_failures_instead_of_raising():
     out = execute(RunSpec(**{**spec_for("exact").to_dict(), "method": "nope"}))
     assert out["status"] == "error" and "SolverUnavailable" in out["message"]

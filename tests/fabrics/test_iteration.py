@@ -274,8 +274,80 @@ def test_pruning_by_the_lower_bound_keeps_the_same_best(fabric):
     best = search_iteration_time(TOY, fabric, 8, priced=full)
     kept = search_iteration_time(TOY, fabric, 8, priced=pruned, placed=placed, prune=True)
     assert kept.total_s == best.total_s and (kept.k, kept.l) == (best.k, best.l)
-    assert len(pruned) <= len(full) and len(placed) == 0        # no cache: placed inside
+    assert len(pruned) <= len(full)
+    # no cache: placements at the fabric's own limit are made inside iteration_time,
+    # only the other rungs of its degree ladder here
+    assert all(p.max_peers != fabric.max_peers(p.k, p.l) for p in placed)
+    assert bool(placed) == any(len(fabric.max_peers_ladder(k, 8 // k)) > 1 for k in (2, 4, 8))
+    placed.clear()
     with pytest.raises(InfeasibleInstance, match=r"k=1 l=8: its lower bound is at least 0 s"):
         search_iteration_time(TOY, fabric, 8, prune=True, beat_s=0.0, plan_cache={},
                               placed=placed, k_values=[1])
     assert len(placed) == 1
+
+
+@needs_placement
+def test_the_search_places_with_fewer_peers_where_that_is_faster():
+    # Four circuits per GPU, three for model parallelism: one peer gets all three, three
+    # peers one each. The diamond's transfers are slow at 10 Gbps, so one peer wins.
+    fabric = SipOcs(4, 10.0)
+    assert fabric.max_peers_ladder(4, 2) == (3, 1)
+    fixed = iteration_time(TOY, fabric, 8, 4, 2, tau_s=1e-3)
+    best = search_iteration_time(TOY, fabric, 8, k_values=[4], tau_s=1e-3)
+    assert fixed.plan.max_peers == 3 and best.plan.max_peers == 1
+    assert best.plan.peers() == 1 and best.total_s < 0.9 * fixed.total_s
+    # a packet switch gives every peer the whole port: one degree limit, k - 1
+    assert ElectFlat(10.0).max_peers_ladder(4, 2) == (3,)
+
+
+@needs_placement
+@settings(max_examples=12, deadline=None)
+@given(st.sampled_from([(2, 4), (4, 2), (8, 1)]), st.integers(2, 6),
+       st.sampled_from([10.0, 100.0, 1000.0]), st.sampled_from([1e-4, 1e-3]),
+       st.booleans(), st.booleans())
+def test_the_peers_search_keeps_the_best_rung_and_never_loses_to_the_fixed_limit(
+        shape, switches, gbps, tau_s, ring, prune):
+    k, l = shape
+    fabric = SipRing(switches, gbps / switches, max_hops=7) if ring else SipOcs(switches, gbps)
+    ladder = fabric.max_peers_ladder(k, l)
+    assert ladder[0] == fabric.max_peers(k, l) and len(set(ladder)) == len(ladder)
+    assert all(1 <= p <= ladder[0] for p in ladder) and 1 in ladder
+    # each rung placed and priced on its own: the search's answer is the least of them
+    # (a ring with few wavelengths may have no configuration for a rung's traffic)
+    rungs = []
+    for p in ladder:
+        try:
+            rungs.append(iteration_time(TOY, fabric, 8, k, l, tau_s=tau_s,
+                                        plan=place(TOY, fabric, k, l, tau_s=tau_s,
+                                                   max_peers=p)).total_s)
+        except InfeasibleInstance:
+            rungs.append(None)
+    search = dict(k_values=[k], tau_s=tau_s, prune=prune, plan_cache={} if prune else None)
+    if all(t is None for t in rungs):
+        with pytest.raises(InfeasibleInstance, match=r"^no feasible \(k, l\) for toy"):
+            search_iteration_time(TOY, fabric, 8, **search)
+        return
+    best = search_iteration_time(TOY, fabric, 8, **search)
+    assert best.total_s == min(t for t in rungs if t is not None)
+    assert rungs[0] is None or best.total_s <= rungs[0]
+    assert best.plan.k == 1 or best.plan.peers() <= best.plan.max_peers
+
+
+@needs_placement
+def test_a_degree_limit_above_the_fabric_s_is_refused():
+    from fabricopt.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=r"^max_peers = 4: must be from 1 to sip-ocs's limit 3 "
+                                               r"for k = 4, l = 2$"):
+        place(TOY, SipOcs(4, 10.0), 4, 2, max_peers=4)
+
+
+@needs_placement
+def test_a_memory_floor_is_named_once_for_the_whole_peers_ladder():
+    job = Workload("toy", toy_graph, 64, "a diamond")
+    whole = toy_graph(32).total_params_bytes / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
+    with pytest.raises(InfeasibleInstance) as caught:
+        search_iteration_time(job, SipOcs(8, 10.0), 8, k_values=[4],
+                              memory_bytes=whole / 8)
+    message = str(caught.value)
+    assert message.count("k=4 l=2") == 1 and "max_peers" not in message

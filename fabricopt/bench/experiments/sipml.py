@@ -149,7 +149,13 @@ def time_to_accuracy(curves: dict, tables: dict | None = None) -> dict:
 
 
 def _shape(cell) -> str | None:
-    return None if cell is None else f"{cell[2]['k']}x{cell[2]['l']} b{cell[1]}"
+    """``k x l`` and the batch, with ``pN`` when a GPU exchanges model-parallel bytes
+    with N peers (the degree search may keep fewer than the fabric's limit)."""
+    if cell is None:
+        return None
+    point = cell[2]
+    peers = point.get("mp_peers")
+    return f"{point['k']}x{point['l']} b{cell[1]}" + (f" p{peers}" if peers else "")
 
 
 def _hours(cell) -> str | None:
@@ -226,7 +232,9 @@ def _shapes_table(tta: dict, folder: Path) -> list[str]:
     write_csv(folder / "sipml-chosen-strategies.csv", header, body)
     return ["", "### The strategy each fabric chose", "",
             "k-way model x l-way data parallelism and the global batch with the least time "
-            "to accuracy, per fabric and point.", "", markdown_table(header, body), "",
+            "to accuracy, per fabric and point; `pN`: each GPU exchanges model-parallel "
+            "bytes with at most N others (SiP-OCS and SiP-Ring search the degree limit: "
+            "fewer peers get more circuits each).", "", markdown_table(header, body), "",
             "CSV: `sipml-chosen-strategies.csv`."]
 
 
@@ -368,7 +376,7 @@ def _render(rows: list[dict], folder: Path, quick: bool) -> str:
 
 
 register_experiment(Experiment(
-    name="sipml", version=2, title="SiP-ML: time to accuracy against per-GPU bandwidth",
+    name="sipml", version=3, title="SiP-ML: time to accuracy against per-GPU bandwidth",
     summary="ResNet-50 / Transformer / Megatron on SiP-OCS, SiP-Ring, Elect-Flat B and B/2, "
             "Elect-Cluster 200/400 (scenario sipml/fig5: 1024 GPUs, 128-8192 Gbps)",
     plan=_plan, render=_render, paper="SiP-ML, SIGCOMM 2021, §4.3, Fig. 5"))
