@@ -635,7 +635,9 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
     if (serial_fallback and k > 1 and not plan.serial
             and sum(c for _, c in plan.ops) < best.total_s):
         alone = serial_plan(plan)
-        if memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes:
+        # priced only if it might end sooner: configuring a fabric costs more than the bound
+        if ((memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes)
+                and lower_bound_s(alone, fabric) < best.total_s):
             other = _price(alone, fabric)
             if other.total_s < best.total_s:
                 best = other
@@ -683,8 +685,10 @@ def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
 
     No fabric gives a transfer more than its per-node bandwidth, and sharing never
     speeds a transfer up, so the step takes at least its longest path with every
-    transfer alone at that bandwidth; each GPU then sends its AllReduce bytes through
-    its port; and the whole traffic needs the port bound.
+    transfer alone at that bandwidth; on a fabric whose nodes send and receive at most
+    that bandwidth in all (:attr:`~fabricopt.fabrics.models.Fabric.node_limited_step`),
+    it also takes the busiest GPU's model-parallel bytes at it; each GPU then sends its
+    AllReduce bytes through its port; and the whole traffic needs the port bound.
 
     Examples
     --------
@@ -696,6 +700,10 @@ def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
     gbps = fabric.per_node_gbps
     step = (_critical_path_s(plan, np.full((plan.gpus, plan.gpus), gbps))
             if plan.k > 1 and plan.mp_bytes.any() else plan.compute_s)
+    if fabric.node_limited_step and plan.k > 1:
+        # every model-parallel byte a GPU sends or receives crosses its port in the step
+        busiest = max(plan.mp_bytes.sum(axis=1).max(), plan.mp_bytes.sum(axis=0).max())
+        step = max(step, transfer_s(float(busiest), gbps))
     ring = ring_allreduce_bytes(plan.l, float(plan.params_bytes.max())) if plan.l > 1 else 0.0
     return max(step + transfer_s(ring, gbps), port_bound_s(plan.traffic(), gbps))
 

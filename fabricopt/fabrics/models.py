@@ -167,6 +167,10 @@ class Fabric(abc.ABC):
     placement_method: ClassVar[str] = "unconstrained"
     #: Reconfiguration paid once per job, not per iteration (s).
     setup_s: float = 0.0
+    #: Does a node send (and receive) at most :attr:`per_node_gbps` in all during the
+    #: step, its transfers sharing its port, circuits or lightpaths? (Not so where a
+    #: pair's rate is its routed path's, which several pairs may each reach.)
+    node_limited_step: ClassVar[bool] = False
 
     @property
     @abc.abstractmethod
@@ -287,6 +291,7 @@ class ElectFlat(Fabric):
 
     gbps: float
     label: ClassVar[str] = "elect-flat"
+    node_limited_step: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "gbps", _check_gbps("gbps", self.gbps))
@@ -364,6 +369,7 @@ class ElectCluster(Fabric):
     inter_gbps: float
     gpus_per_server: int = 8
     label: ClassVar[str] = "elect-cluster"
+    node_limited_step: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "intra_gbps", _check_gbps("intra_gbps", self.intra_gbps))
@@ -455,6 +461,7 @@ class FatTree(Fabric):
     oversubscription: float = 1.0
     hosts_per_edge: int | None = None
     label: ClassVar[str] = "fat-tree"
+    node_limited_step: ClassVar[bool] = True
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -569,6 +576,7 @@ class SipOcs(Fabric):
     reconfig_s: float = 10e-3
     method: str = "exact"
     label: ClassVar[str] = "sip-ocs"
+    node_limited_step: ClassVar[bool] = True
     placement_method: ClassVar[str] = "sipml"
     peers_split_bandwidth: ClassVar[bool] = True
 
@@ -648,6 +656,7 @@ class SipRing(Fabric):
     interval_s: float = 100e-6
     method: str = "mcf"
     label: ClassVar[str] = "sip-ring"
+    node_limited_step: ClassVar[bool] = True
     placement_method: ClassVar[str] = "sipml"
     peers_split_bandwidth: ClassVar[bool] = True
 
@@ -674,11 +683,16 @@ class SipRing(Fabric):
     def instance(self, traffic) -> dict:
         """The ``wavelengths`` instance (docs/formats.rst, wavelengths) of ``traffic`` (``max_hops`` capped
         at N - 1: no lightpath round a ring of N nodes is longer)."""
-        t = as_traffic(traffic)
+        spec = self._instance(as_traffic(traffic))
+        return {**spec, "traffic_bytes": spec["traffic_bytes"].tolist()}
+
+    def _instance(self, t: Traffic) -> dict:
+        """:meth:`instance` with the traffic as a float array (what ``solve`` reads,
+        validated as an array rather than a million Python floats)."""
         return {"problem": "wavelengths", "nodes": t.nodes, "wavelengths": self.wavelengths,
                 "wavelength_gbps": self.wavelength_gbps,
                 "max_hops": max(1, min(self.max_hops, t.nodes - 1)),
-                "traffic_bytes": t.total_matrix().tolist()}
+                "traffic_bytes": np.asarray(t.total_matrix(), dtype=float)}
 
     def _check_reach(self, total: np.ndarray) -> None:
         n = total.shape[0]
@@ -696,7 +710,7 @@ class SipRing(Fabric):
         if (idle := _idle(t)) is not None:
             return idle
         self._check_reach(t.total_matrix())
-        result = _solve(self, "wavelengths", self.method, self.instance(t))
+        result = _solve(self, "wavelengths", self.method, self._instance(t))
         counts = np.zeros((t.nodes, t.nodes))
         for path in result.solution.to_dict()["lightpaths"]:
             counts[path["src"], path["dst"]] += 1
