@@ -20,10 +20,13 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from functools import reduce
+from operator import or_
 from typing import Mapping
 
 import numpy as np
 
+from fabricopt.algorithms._first_fit_kernel import colour_line
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible,
                                             segment_load)
@@ -68,31 +71,65 @@ def first_fit(nodes: int, first, hops) -> list[int]:
     >>> first_fit(3, [0, 1, 2], [2, 2, 2])         # pairwise overlapping: 2L-1 = 3 colours
     [1, 2, 0]
     """
+    return _colour_arcs(nodes, first, hops)[0]
+
+
+def _colour_arcs(nodes: int, first, hops, *,
+                 compiled: bool = True) -> tuple[list[int], list[int]]:
+    """:func:`first_fit`'s colours and the bitmask of colours in use per segment;
+    ``compiled=False`` runs the Python loop (the reference of the compiled one)."""
     n = nodes
     first = np.asarray(first, np.int64) % n
     hops = np.asarray(hops, np.int64)
     if not len(first):
-        return []
+        return [], [0] * n
     # Arcs passing through node v use segments v-1 and v: interior nodes first+1 .. first+hops-1.
     through = segment_load(n, (first + 1) % n, hops - 1)
     v = int(np.argmin(through))
     start = (first - v) % n                      # left end on the line cut at v
     crosses = start + hops > n
-    order = sorted(range(len(first)),
-                   key=lambda k: (not crosses[k], int(start[k]), -int(hops[k]), k))
+    # Crossing arcs first, then by left end, longer first, then by index.
+    order = np.lexsort((np.arange(len(first)), -hops, start, ~crosses))
+    if compiled:
+        colours, used = _compiled_line(n, start, start + hops, order, segment_load(n, first, hops))
+    else:
+        colours, used = _python_line(n, start.tolist(), (start + hops).tolist(), order.tolist())
+    return colours, used[n - v:] + used[:n - v]
+
+
+def _python_line(n: int, start: list, ends: list, order: list) -> tuple[list, list]:
+    """First-fit on the line cut open: arc k covers positions start[k] .. ends[k]-1,
+    wrapping past n (only arcs through the cut do). Returns colours and, per position,
+    the bitmask of colours in use."""
     used = [0] * n
-    colours = [0] * len(first)
+    colours = [0] * len(start)
     for k in order:
-        segs = [(int(first[k]) + t) % n for t in range(int(hops[k]))]
-        mask = 0
-        for s in segs:
-            mask |= used[s]
+        a, b = start[k], ends[k]
+        if b <= n:
+            mask = reduce(or_, used[a:b], 0)
+        else:
+            mask = reduce(or_, used[a:], reduce(or_, used[:b - n], 0))
         colour = (~mask & (mask + 1)).bit_length() - 1   # lowest zero bit
         bit = 1 << colour
-        for s in segs:
-            used[s] |= bit
+        if b <= n:
+            used[a:b] = [u | bit for u in used[a:b]]
+        else:
+            used[a:] = [u | bit for u in used[a:]]
+            used[:b - n] = [u | bit for u in used[:b - n]]
         colours[k] = colour
-    return colours
+    return colours, used
+
+
+def _compiled_line(n: int, start, ends, order, load) -> tuple[list, list]:
+    """:func:`_python_line` by the compiled kernel; ``load`` (arcs per segment) sizes
+    the bitmask: first-fit uses at most 2L-1 colours (:func:`first_fit`, Notes)."""
+    words = (2 * int(load.max())) // 64 + 1
+    colours, used = colour_line(n, start, ends, order, words)
+    if words == 1:
+        return colours.tolist(), used[:, 0].tolist()
+    rows = used.tolist()
+    return colours.tolist(), [sum(word << (64 * j) for j, word in enumerate(row))
+                              for row in rows]
 
 
 class _Pairs:
@@ -131,11 +168,44 @@ class _Schedule:
         self.pairs = pairs
         self.count = [0] * len(pairs)
         self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
-        self.owner: dict[tuple[bool, int, int], int] = {}  # (ccw, segment, wl) -> id
-        # ids of the lightpaths each node sources / sinks (eviction looks them up)
-        self.sourced: list[set] = [set() for _ in range(n)]
-        self.sunk: list[set] = [set() for _ in range(n)]
+        # Who holds what, for the eviction and relocation steps only; built on first
+        # use, from the lightpaths themselves (most rounds get there, but only once).
+        self._owner: dict[tuple[bool, int, int], int] | None = None
+        self._sourced: list[set] | None = None
+        self._sunk: list[set] | None = None
         self._next_id = 0
+
+    def _index(self) -> None:
+        n = len(self.tx)
+        owner, sourced, sunk = {}, [set() for _ in range(n)], [set() for _ in range(n)]
+        src, dst = self.pairs.src, self.pairs.dst
+        for pid, (k, ccw, segs, wl) in self.paths.items():
+            for s in segs:
+                owner[ccw, s, wl] = pid
+            sourced[src[k]].add(pid)
+            sunk[dst[k]].add(pid)
+        self._owner, self._sourced, self._sunk = owner, sourced, sunk
+
+    @property
+    def owner(self) -> dict[tuple[bool, int, int], int]:
+        """(ccw, segment, wavelength) -> id of the lightpath using it."""
+        if self._owner is None:
+            self._index()
+        return self._owner
+
+    @property
+    def sourced(self) -> list[set]:
+        """Per node, the ids of the lightpaths it sources (eviction looks them up)."""
+        if self._owner is None:
+            self._index()
+        return self._sourced
+
+    @property
+    def sunk(self) -> list[set]:
+        """Per node, the ids of the lightpaths it sinks."""
+        if self._owner is None:
+            self._index()
+        return self._sunk
 
     def free(self, ccw: bool, segs) -> int:
         used = self.used[ccw]
@@ -149,15 +219,20 @@ class _Schedule:
         used = self.used[ccw]
         for s in segs:
             used[s] |= bit
+        return self.record(k, ccw, segs, wl)
+
+    def record(self, k: int, ccw: bool, segs, wl: int) -> int:
+        """Count a lightpath whose wavelength the caller has marked busy on ``used``."""
         self.tx[self.pairs.src[k]] += 1
         self.rx[self.pairs.dst[k]] += 1
         self.count[k] += 1
         pid = self._next_id
         self.paths[pid] = (k, ccw, segs, wl)
-        self.sourced[self.pairs.src[k]].add(pid)
-        self.sunk[self.pairs.dst[k]].add(pid)
-        for s in segs:
-            self.owner[ccw, s, wl] = pid
+        if self._owner is not None:
+            self._sourced[self.pairs.src[k]].add(pid)
+            self._sunk[self.pairs.dst[k]].add(pid)
+            for s in segs:
+                self._owner[ccw, s, wl] = pid
         self._next_id += 1
         return pid
 
@@ -167,11 +242,13 @@ class _Schedule:
         used = self.used[ccw]
         for s in segs:
             used[s] &= keep
-            del self.owner[ccw, s, wl]
+        if self._owner is not None:
+            for s in segs:
+                del self._owner[ccw, s, wl]
+            self._sourced[self.pairs.src[k]].discard(pid)
+            self._sunk[self.pairs.dst[k]].discard(pid)
         self.tx[self.pairs.src[k]] -= 1
         self.rx[self.pairs.dst[k]] -= 1
-        self.sourced[self.pairs.src[k]].discard(pid)
-        self.sunk[self.pairs.dst[k]].discard(pid)
         self.count[k] -= 1
 
     def place(self, k: int) -> int | None:
@@ -542,13 +619,17 @@ def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Sche
             alloc[max(mine, key=lambda key: (values[key], -key))] += 1
     _repair(instance, pairs, keys, segs, alloc)
     state = _Schedule(instance, pairs)
+    w = instance.wavelengths
+    alloc_list = alloc.tolist()
     for ccw in (False, True):
-        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw for _ in range(alloc[key])]
-        colours = first_fit(instance.nodes, [segs[key][0] for key in arcs],
-                            [len(segs[key]) for key in arcs])
+        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw
+                for _ in range(alloc_list[key])]
+        colours, used = _colour_arcs(instance.nodes, [segs[key][0] for key in arcs],
+                                     [len(segs[key]) for key in arcs])
+        state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
         for key, colour in zip(arcs, colours):
-            if colour < instance.wavelengths:
-                state.add(keys[key][0], ccw, segs[key], colour)
+            if colour < w:
+                state.record(keys[key][0], ccw, segs[key], colour)
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state
