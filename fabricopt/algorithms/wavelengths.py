@@ -524,7 +524,7 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     is stuck it may take a wavelength from pairs that stay faster than it. The rounding
     is drawn ``rounds`` times and the schedule with the shortest longest transfer
     (:func:`~fabricopt.problems.wavelengths.evaluate`) is kept, the usual way to make
-    randomized rounding reliable.
+    randomized rounding reliable; a rounding drawn twice is scheduled once.
 
     Parameters
     ----------
@@ -581,10 +581,16 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
                 values.append(max(float(value), 0.0))
     rng = np.random.default_rng(seed)
     best, best_time = None, math.inf
+    drawn = set()
     for _ in range(rounds):
         if best is not None and deadline is not None and time.perf_counter() >= deadline:
             break
         alloc = _round(np.array(values, float), rng)
+        # The rest of a round is deterministic: a rounding drawn before gives the same
+        # schedule, which cannot beat the kept one (ties keep the earlier).
+        if alloc.tobytes() in drawn:
+            continue
+        drawn.add(alloc.tobytes())
         state = _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed)
         if state is None:
             continue
