@@ -236,6 +236,18 @@ class _Schedule:
         self._next_id += 1
         return pid
 
+    def record_all(self, ks: list, ccw: bool, segss: list, wls: list) -> None:
+        """:meth:`record` of every (ks[i], ccw, segss[i], wls[i]), in order, at once."""
+        start = self._next_id
+        self.paths.update(zip(range(start, start + len(ks)),
+                              zip(ks, [ccw] * len(ks), segss, wls)))
+        self._next_id += len(ks)
+        self._owner = self._sourced = self._sunk = None   # rebuilt when next needed
+        for total, ends in ((self.tx, self.pairs.src), (self.rx, self.pairs.dst),
+                            (self.count, range(len(self.count)))):
+            add = np.bincount(np.asarray(ends, np.int64)[ks], minlength=len(total))
+            total[:] = (np.asarray(total, np.int64) + add).tolist()
+
     def remove(self, pid: int) -> None:
         k, ccw, segs, wl = self.paths.pop(pid)
         keep = ~(1 << wl)
@@ -633,9 +645,9 @@ def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Sche
         colours, used = _colour_arcs(instance.nodes, [segs[key][0] for key in arcs],
                                      [len(segs[key]) for key in arcs])
         state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
-        for key, colour in zip(arcs, colours):
-            if colour < w:
-                state.record(keys[key][0], ccw, segs[key], colour)
+        kept = [i for i, colour in enumerate(colours) if colour < w]
+        state.record_all([keys[arcs[i]][0] for i in kept], ccw, [segs[arcs[i]] for i in kept],
+                         [colours[i] for i in kept])
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state
