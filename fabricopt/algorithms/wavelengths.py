@@ -177,11 +177,12 @@ class _Schedule:
 
     def _index(self) -> None:
         n = len(self.tx)
-        owner, sourced, sunk = {}, [set() for _ in range(n)], [set() for _ in range(n)]
+        items = self.paths.items()
+        owner = {(ccw, s, wl): pid for pid, (_, ccw, segs, wl) in items for s in segs}
+        sourced: list[set] = [set() for _ in range(n)]
+        sunk: list[set] = [set() for _ in range(n)]
         src, dst = self.pairs.src, self.pairs.dst
-        for pid, (k, ccw, segs, wl) in self.paths.items():
-            for s in segs:
-                owner[ccw, s, wl] = pid
+        for pid, (k, _, _, _) in items:
             sourced[src[k]].add(pid)
             sunk[dst[k]].add(pid)
         self._owner, self._sourced, self._sunk = owner, sourced, sunk
@@ -432,12 +433,13 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
     transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step)."""
     w = instance.wavelengths
     pair_of = [k for k, _ in keys]
+    counts = alloc.tolist()                  # worked on as a list, written back at the end
     count = [0] * len(pairs)
-    for key, a in enumerate(alloc):
-        count[pair_of[key]] += int(a)
+    for key, a in enumerate(counts):
+        count[pair_of[key]] += a
 
     def drop(key):
-        alloc[key] -= 1
+        counts[key] -= 1
         count[pair_of[key]] -= 1
         return key
 
@@ -448,10 +450,10 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
             if d == ccw:
                 for s in segs[key]:
                     crossing.setdefault(s, []).append(key)
-                    load[s] += int(alloc[key])
+                    load[s] += counts[key]
         for s in range(instance.nodes):
             while load[s] > w:
-                key = drop(_victim([c for c in crossing[s] if alloc[c] > 0], pair_of, count,
+                key = drop(_victim([c for c in crossing[s] if counts[c] > 0], pair_of, count,
                                    pairs.size))
                 for t in segs[key]:
                     load[t] -= 1
@@ -460,8 +462,11 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
         for key, k in enumerate(pair_of):
             by_node.setdefault(ends[k], []).append(key)
         for node, members in by_node.items():
-            while sum(int(alloc[c]) for c in members) > w:
-                drop(_victim([c for c in members if alloc[c] > 0], pair_of, count, pairs.size))
+            used = sum(counts[c] for c in members)
+            while used > w:
+                drop(_victim([c for c in members if counts[c] > 0], pair_of, count, pairs.size))
+                used -= 1
+    alloc[:] = counts
 
 
 def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
@@ -473,16 +478,20 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
     """
     if state.place(k) is not None:
         return True
-    pairs, count, size, owner = state.pairs, state.count, state.pairs.size, state.owner
+    pairs, count, size, owner_of = state.pairs, state.count, state.pairs.size, state.owner.get
     best = None
+    # Per end of k: the lightpaths of other pairs at that node (the sets do not change
+    # while the choices are weighed).
+    ends = [(end, end[k], load, [pid for pid in at[end[k]] if state.paths[pid][0] != k])
+            for end, load, at in ((pairs.src, state.tx, state.sourced),
+                                  (pairs.dst, state.rx, state.sunk))]
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
-            victims = {owner[ccw, s, wl] for s in segs if (ccw, s, wl) in owner}
-            for end, node, load, at in ((pairs.src, pairs.src[k], state.tx, state.sourced),
-                                        (pairs.dst, pairs.dst[k], state.rx, state.sunk)):
+            victims = {owner_of((ccw, s, wl)) for s in segs}
+            victims.discard(None)
+            for end, node, load, others in ends:
                 if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
-                    extra = [pid for pid in at[node]
-                             if state.paths[pid][0] != k and pid not in victims]
+                    extra = [pid for pid in others if pid not in victims]
                     if extra:
                         victims.add(_least_harm(state, victims, extra))
             lost: dict[int, int] = {}
