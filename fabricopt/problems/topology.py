@@ -31,8 +31,8 @@ from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic,
                                        check_transfer)
 from fabricopt.problems.tolerances import FEASIBILITY_RTOL
-from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
-                                          matrix_array, reject_unknown_keys, require)
+from fabricopt.problems._validate import (MIN_MAGNITUDE, as_float, as_int, as_list, as_matrix,
+                                          fail, matrix_array, reject_unknown_keys, require)
 from fabricopt.problems.sparse_traffic import (SparseTraffic, as_sparse_traffic,
                                                canonical_pairs, is_sparse_form)
 
@@ -40,7 +40,8 @@ __all__ = ["AllReduceGroup", "TopologyInstance", "Ring", "Path", "Route", "Topol
            "SparseTraffic", "PairValues",
            "check", "evaluate", "demand_matrix", "ring_traffic", "link_counts", "link_loads",
            "path_loads", "busiest_link_time", "mean_hops", "demand_pairs", "ring_pairs",
-           "link_count_pairs", "pair_loads", "busiest_pair_time",
+           "link_count_pairs", "RouteArrays", "routes_of_arrays", "pair_loads",
+           "busiest_pair_time",
            "ring_bytes_per_member", "generate"]
 
 _INSTANCE_KEYS = ("problem", "servers", "degree", "link_gbps", "allreduce", "traffic_bytes")
@@ -638,9 +639,105 @@ def link_loads(instance: TopologyInstance, solution: TopologySolution) -> np.nda
     return pair_loads(demand_pairs(instance, solution.rings), _route_tuples(solution)).dense()
 
 
+class RouteArrays(NamedTuple):
+    """Routes as flat arrays: route r sends ``src[r] -> dst[r]`` over the paths
+    ``route_paths[r]:route_paths[r + 1]``; path p visits the servers
+    ``nodes[path_nodes[p]:path_nodes[p + 1]]`` and carries ``fraction[p]`` of its
+    pair's demand.
+
+    Examples
+    --------
+    >>> flat = RouteArrays.from_routes([(0, 2, [((0, 1, 2), 0.5), ((0, 2), 0.5)])])
+    >>> flat.route_paths.tolist(), flat.path_nodes.tolist(), flat.nodes.tolist()
+    ([0, 2], [0, 3, 5], [0, 1, 2, 0, 2])
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    route_paths: np.ndarray
+    path_nodes: np.ndarray
+    nodes: np.ndarray
+    fraction: np.ndarray
+
+    @classmethod
+    def from_routes(cls, routes) -> "RouteArrays":
+        """From ``(src, dst, paths)`` triples, ``paths`` an iterable of
+        ``(nodes, fraction)``, in the order given."""
+        src, dst, paths_per_route, nodes, lengths, fractions = [], [], [], [], [], []
+        for s, t, paths in routes:
+            src.append(s)
+            dst.append(t)
+            count = 0
+            for path_nodes, fraction in paths:
+                nodes += path_nodes
+                lengths.append(len(path_nodes))
+                fractions.append(fraction)
+                count += 1
+            paths_per_route.append(count)
+        return cls(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64),
+                   _offsets(paths_per_route), _offsets(lengths),
+                   np.array(nodes, dtype=np.int64), np.array(fractions, dtype=float))
+
+
+def routes_of_arrays(routes: RouteArrays) -> list[Route]:
+    """The :class:`Route` objects of ``routes``, in order.
+
+    The values are checked as arrays, at once (every server in 0..``MAX_INDEX``, every
+    path of at least 2 servers, every fraction finite and >= 0), and the objects built
+    without checking each again; if some value fails, the objects are built one by one,
+    whose checks name it.
+
+    Examples
+    --------
+    >>> routes_of_arrays(RouteArrays.from_routes([(0, 1, [((0, 1), 1.0)])]))[0].paths
+    (Path(nodes=(0, 1), fraction=1.0),)
+    """
+    nodes = routes.nodes
+    fraction = routes.fraction
+    servers = np.concatenate([routes.src, routes.dst, nodes])
+    valid = (bool((servers >= 0).all() and (servers <= MAX_INDEX).all())
+             and bool((np.diff(routes.path_nodes) >= 2).all())
+             and bool((np.isfinite(fraction) & (fraction >= 0)
+                       & ((fraction == 0) | (fraction >= MIN_MAGNITUDE))).all()))
+    node_list = nodes.tolist()
+    starts = routes.path_nodes.tolist()
+    pieces = zip(starts, starts[1:], fraction.tolist())
+    first = routes.route_paths.tolist()
+    ends = zip(routes.src.tolist(), routes.dst.tolist(), first, first[1:])
+    if not valid:
+        paths = [Path(tuple(node_list[a:b]), f) for a, b, f in pieces]
+        return [Route(s, t, tuple(paths[a:b])) for s, t, a, b in ends]
+    new, set_ = object.__new__, object.__setattr__
+    paths = []
+    for a, b, f in pieces:
+        path = new(Path)
+        set_(path, "nodes", tuple(node_list[a:b]))
+        set_(path, "fraction", f)
+        paths.append(path)
+    out = []
+    for s, t, a, b in ends:
+        route = new(Route)
+        set_(route, "src", s)
+        set_(route, "dst", t)
+        set_(route, "paths", tuple(paths[a:b]))
+        out.append(route)
+    return out
+
+
+def _offsets(counts) -> np.ndarray:
+    """``[0, c0, c0 + c1, ...]``: where each of consecutive runs of ``counts`` starts."""
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
 def pair_loads(demand: PairValues, routes) -> PairValues:
     """:func:`path_loads` on sparse demand, in O(path hops): the directed link loads of
-    ``routes`` (``(src, dst, paths)``, ``paths`` an iterable of ``(nodes, fraction)``).
+    ``routes`` (``(src, dst, paths)``, ``paths`` an iterable of ``(nodes, fraction)``,
+    or :class:`RouteArrays`).
+
+    A hop a -> b of a path carries ``fraction * demand[src, dst]``; each link's amounts
+    are added in the order of the routes, their paths and their hops.
 
     Examples
     --------
@@ -649,26 +746,22 @@ def pair_loads(demand: PairValues, routes) -> PairValues:
     >>> loads.keys.tolist(), loads.values.tolist()
     ([1], [2.0])
     """
+    if not isinstance(routes, RouteArrays):
+        routes = RouteArrays.from_routes(routes)
     n = demand.n
-    routes = [(src, dst, paths) for src, dst, paths in routes]
-    volumes = demand.get([r[0] for r in routes], [r[1] for r in routes]).tolist()
-    nodes_of_all, lengths, amounts = [], [], []
-    for (_, _, paths), volume in zip(routes, volumes):
-        if volume <= 0:
-            continue
-        for nodes, fraction in paths:
-            nodes_of_all += nodes
-            lengths.append(len(nodes))
-            amounts.append(fraction * volume)
+    volume = demand.get(routes.src, routes.dst)
+    paths = routes.path_nodes.size - 1
+    path_route = np.repeat(np.arange(routes.src.size), np.diff(routes.route_paths))
+    amount = routes.fraction * volume[path_route]
+    carried = ~(volume[path_route] <= 0)
     # the hops in the order of the paths and of their nodes: a node and the next one,
-    # unless the node ends its path
-    flat = np.array(nodes_of_all, dtype=np.int64)
-    lengths = np.array(lengths, dtype=np.int64)
-    has_next = np.ones(flat.size, dtype=bool)
-    has_next[np.cumsum(lengths) - 1] = False
-    has_next = has_next[:-1]
-    hops = flat[:-1][has_next] * n + flat[1:][has_next]
-    return _sum_by_pair(n, hops, np.repeat(np.array(amounts, dtype=float), lengths - 1))
+    # when both are on the same path
+    node_path = np.repeat(np.arange(paths), np.diff(routes.path_nodes))
+    hop = node_path[:-1] == node_path[1:]
+    hop[hop] = carried[node_path[:-1][hop]]
+    nodes = routes.nodes
+    hops = nodes[:-1][hop] * n + nodes[1:][hop]
+    return _sum_by_pair(n, hops, amount[node_path[:-1][hop]])
 
 
 def path_loads(demand: np.ndarray, routes) -> np.ndarray:

@@ -263,11 +263,19 @@ def test_sipml_plans_the_scenario_and_its_artifact_strategies():
         assert {s.params["memory_bytes"] for s in specs} == {32e9}
         assert {s.params["tau_s"] for s in specs} == {1e-5}
         fixed = [s for s in specs if s.params.get("k_values")]
-        assert sorted((s.params["workload"], s.params["k_values"], s.params["global_batch"])
-                      for s in fixed) == [("megatron", [8], 1024), ("resnet50", [8], 8192),
-                                          ("transformer", [8], 1024)]
+        assert sorted({(s.params["workload"], s.params["k_values"][0],
+                        s.params["global_batch"]) for s in fixed}) == [
+            ("megatron", 8, 1024), ("resnet50", 8, 8192), ("transformer", 8, 1024)]
         assert len({s.instance_id for s in specs}) == len(specs)
         assert len({s.instance_id for s in plan}) == len(plan)
+        # the full variant runs a task per bandwidth (a kill loses only the points in
+        # flight); --quick a task per curve
+        swept = v["quick"]["bandwidths_gbps"] if quick else v["bandwidths_gbps"]
+        per_task = {len(s.params["bandwidths"]) for s in specs}
+        assert per_task == ({len(swept)} if quick else {1})
+        points = sorted(b for s in specs if s.params["workload"] == "megatron"
+                        and not s.params.get("k_values") for b in s.params["bandwidths"])
+        assert points == sorted(float(b) for b in swept)
         rings = [s for s in plan if s.task == "sipml.rings"]
         assert {s.params["model"] for s in rings if "model" in s.params} == set(sipml.WORKLOADS)
         assert {s.params["family"] for s in rings if "family" in s.params} == {

@@ -237,3 +237,27 @@ def test_generator_rejects_bad_sizes():
         generate(0, servers=4, mp_peers=4)
     with pytest.raises(ValueError, match="colour: not a size option of the topology generator"):
         fabricopt.generate("topology", colour=3)
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9),
+                          st.lists(st.tuples(st.lists(st.integers(0, 9), min_size=2, max_size=5),
+                                             st.just(0.0) | st.floats(1e-300, 1.0)),
+                                   max_size=3)),
+                max_size=6))
+def test_routes_of_arrays_are_the_routes_built_one_by_one(routes):
+    from fabricopt.problems.topology import Path, Route, RouteArrays, routes_of_arrays
+    expected = [Route(s, t, tuple(Path(tuple(nodes), f) for nodes, f in paths))
+                for s, t, paths in routes]
+    assert routes_of_arrays(RouteArrays.from_routes(routes)) == expected
+
+
+@pytest.mark.parametrize("route, message", [
+    ((0, 1, [((0, -1), 1.0)]), r"nodes\[1\] = -1"),
+    ((0, 1, [((0,), 1.0)]), r"nodes = \[0\]: needs at least 2 servers"),
+    ((0, 1, [((0, 1), float("nan"))]), r"fraction = nan: must be finite"),
+    ((0, 1, [((0, 1), 1e-310)]), r"fraction = 1e-310: too small"),
+])
+def test_routes_of_arrays_name_an_invalid_value_as_the_objects_do(route, message):
+    from fabricopt.problems.topology import RouteArrays, routes_of_arrays
+    with pytest.raises(InvalidSolution, match=message):
+        routes_of_arrays(RouteArrays.from_routes([route]))

@@ -22,10 +22,10 @@ import math
 
 import networkx as nx
 import numpy as np
+from scipy.sparse.csgraph import connected_components
 
 from fabricopt.problems._validate import as_int
-from fabricopt.problems.topology import (TopologyInstance, TopologySolution, demand_pairs,
-                                         ring_traffic)
+from fabricopt.problems.topology import TopologyInstance, TopologySolution, demand_pairs
 from fabricopt.algorithms.topology.routing import (RouteBook, add_links, assemble,
                                                    degree_one_solution, plain_rings,
                                                    route_shortest, shortest_routing_bound,
@@ -148,21 +148,41 @@ def random_regular_counts(n: int, degree: int, rng: np.random.Generator) -> np.n
     ``n * degree`` odd one server keeps an interface free. Components are then joined
     by :func:`connect_components`.
     """
-    stubs = np.repeat(np.arange(n), degree)
-    if stubs.size % 2:
-        stubs = np.delete(stubs, rng.integers(stubs.size))
-    pairs = rng.permutation(stubs).reshape(-1, 2)
-    for k in range(len(pairs)):
-        while pairs[k, 0] == pairs[k, 1]:
-            v = pairs[k, 0]
-            others = [m for m in range(len(pairs)) if m != k and v not in pairs[m]]
-            m = others[rng.integers(len(others))]
-            pairs[k, 1], pairs[m, 0] = pairs[m, 0], pairs[k, 1]
+    pairs = _random_regular_pairs(n, degree, rng)
     counts = np.zeros((n, n), dtype=np.int64)
     for u, v in pairs:
         add_links(counts, int(u), int(v))
     connect_components(counts, degree, np.zeros((n, n)))
     return counts
+
+
+def _random_regular_pairs(n: int, degree: int, rng: np.random.Generator) -> np.ndarray:
+    """The linked stub pairs of :func:`random_regular_counts` before components are
+    joined, shape (links, 2)."""
+    stubs = np.repeat(np.arange(n), degree)
+    if stubs.size % 2:
+        stubs = np.delete(stubs, rng.integers(stubs.size))
+    pairs = rng.permutation(stubs).reshape(-1, 2)
+    # A swap never makes a self-loop (the other pair holds no v), so only the pairs
+    # that start as loops are visited, in order, as a scan of every pair would.
+    for k in np.flatnonzero(pairs[:, 0] == pairs[:, 1]).tolist():
+        while pairs[k, 0] == pairs[k, 1]:
+            v = pairs[k, 0]
+            others = np.flatnonzero((pairs[:, 0] != v) & (pairs[:, 1] != v))
+            m = others[rng.integers(len(others))]
+            pairs[k, 1], pairs[m, 0] = pairs[m, 0], pairs[k, 1]
+    return pairs
+
+
+def _joined(n: int, degree: int, counts, weight):
+    """Sparse ``counts`` if their links join all n servers, else the dense counts
+    :func:`connect_components` joins with ``weight()`` (a repair reads and rewrites the
+    n x n matrix; a connected graph needs none)."""
+    if connected_components(counts, directed=False)[0] == 1:
+        return counts
+    dense = counts.toarray()
+    connect_components(dense, degree, weight())
+    return dense
 
 
 def random_regular(instance: TopologyInstance, *, seed: int = 0,
@@ -179,7 +199,10 @@ def random_regular(instance: TopologyInstance, *, seed: int = 0,
     if instance.degree == 1:
         return degree_one_solution(instance)
     rng = np.random.default_rng(seed)
-    counts = random_regular_counts(instance.servers, instance.degree, rng)
+    n = instance.servers
+    pairs = _random_regular_pairs(n, instance.degree, rng)
+    counts = _joined(n, instance.degree, symmetric_counts(n, pairs[:, 0], pairs[:, 1]),
+                     lambda: np.zeros((n, n)))
     return _finish(instance, counts, paths, rng)
 
 
@@ -203,38 +226,56 @@ def ocs_greedy_counts(pair_bytes: np.ndarray, degree: int) -> np.ndarray:
     [[0, 2, 0], [2, 0, 0], [0, 0, 0]]
     """
     n = pair_bytes.shape[0]
-    heap = [(-math.floor(pair_bytes[i, j]), int(i), int(j))
-            for i, j in np.argwhere(np.triu(pair_bytes, 1) >= 1)]
+    i, j = np.nonzero(np.triu(pair_bytes, 1) >= 1)
+    links, _ = _ocs_greedy(n, i, j, pair_bytes[i, j], degree)
+    counts = np.zeros((n, n), dtype=np.int64)
+    for (a, b), copies in links.items():
+        add_links(counts, a, b, copies)
+    return counts
+
+
+def _ocs_greedy(n: int, i, j, worth, degree: int) -> tuple[dict, np.ndarray]:
+    """:func:`ocs_greedy_counts` on the pairs ``i[k] < j[k]`` of demand ``worth[k] >= 1``
+    (the others are never linked), in O(pairs): ``({(i, j): links}, used interfaces)``."""
+    # (worth, i, j) keys are distinct, so the order of the heap's entries is theirs
+    heap = [(-math.floor(w), a, b) for a, b, w in zip(np.asarray(i).tolist(),
+                                                     np.asarray(j).tolist(),
+                                                     np.asarray(worth).tolist())]
     heapq.heapify(heap)
     used = np.zeros(n, dtype=np.int64)
-    counts = np.zeros((n, n), dtype=np.int64)
+    links: dict[tuple[int, int], int] = {}
     while heap:
         worth, i, j = heapq.heappop(heap)
         if used[i] >= degree or used[j] >= degree:
             continue  # a full server never frees an interface again: drop the entry
-        add_links(counts, i, j)
+        links[i, j] = links.get((i, j), 0) + 1
         used[i] += 1
         used[j] += 1
         worth = (-worth) // 2
         if worth > 0:
             heapq.heappush(heap, (-worth, i, j))
-    return counts
+    return links, used
 
 
-def _connect_unused(counts: np.ndarray, degree: int, rng: np.random.Generator) -> None:
+def _connect_unused(links: dict, used: np.ndarray, degree: int,
+                    rng: np.random.Generator) -> None:
     """Servers without links get a random path among them; then random pairs of servers
     with free interfaces are linked until at most one has any (the artifact's
-    ``connect_unused_node``)."""
-    n = len(counts)
-    unused = rng.permutation([v for v in range(n) if counts[v].sum() == 0]).tolist()
+    ``connect_unused_node``). ``links`` and ``used`` are updated in place."""
+    def link(u: int, v: int) -> None:
+        key = (min(u, v), max(u, v))
+        links[key] = links.get(key, 0) + 1
+        used[[u, v]] += 1
+
+    unused = rng.permutation(np.flatnonzero(used == 0)).tolist()
     for u, v in zip(unused, unused[1:]):
-        add_links(counts, u, v)
+        link(u, v)
     while True:
-        free = [v for v in range(n) if counts[v].sum() < degree]
+        free = np.flatnonzero(used < degree)
         if len(free) < 2:
             return
-        u, v = rng.choice(free, size=2, replace=False)
-        add_links(counts, int(u), int(v))
+        u, v = rng.choice(free, size=2, replace=False).tolist()
+        link(u, v)
 
 
 def ocs_reconfig(instance: TopologyInstance, *, seed: int = 0,
@@ -257,12 +298,29 @@ def ocs_reconfig(instance: TopologyInstance, *, seed: int = 0,
     if instance.degree == 1:
         return degree_one_solution(instance)
     rng = np.random.default_rng(seed)
-    demand = instance.traffic + ring_traffic(instance, plain_rings(instance))
-    pair = np.maximum(demand, demand.T)
-    counts = ocs_greedy_counts(pair, instance.degree)
-    _connect_unused(counts, instance.degree, rng)
-    connect_components(counts, instance.degree, pair)
+    n = instance.servers
+    demand = demand_pairs(instance, plain_rings(instance))
+    # max(D[i, j], D[j, i]) on the pairs i < j with demand either way, sparse
+    low = np.minimum(demand.src, demand.dst)
+    high = np.maximum(demand.src, demand.dst)
+    i, j = np.unique(np.stack([low, high]), axis=1)
+    pair = np.maximum(demand.get(i, j), demand.get(j, i))
+    big = pair >= 1
+    links, used = _ocs_greedy(n, i[big], j[big], pair[big], instance.degree)
+    _connect_unused(links, used, instance.degree, rng)
+    ends = np.array(list(links), dtype=np.int64).reshape(-1, 2)
+    counts = _joined(n, instance.degree,
+                     symmetric_counts(n, ends[:, 0], ends[:, 1], list(links.values())),
+                     lambda: _PairWeights(zip(zip(i.tolist(), j.tolist()), pair.tolist())))
     return _finish(instance, counts, paths, rng)
+
+
+class _PairWeights(dict):
+    """Pair demand ``weight[i, j]`` (i < j) where some is listed, 0.0 elsewhere: what
+    :func:`connect_components` reads of a dense matrix, in O(pairs)."""
+
+    def __missing__(self, key):
+        return 0.0
 
 
 def ring_lower_bound(instance: TopologyInstance) -> float:
@@ -279,6 +337,12 @@ def ring_lower_bound(instance: TopologyInstance) -> float:
     """
     if instance.degree == 1:
         return 0.0
+    n = instance.servers
+
+    def ring_hops(src, dst):  # the shorter way round
+        ahead = np.abs(src - dst)
+        return np.minimum(ahead, n - ahead).astype(float)
+
     return shortest_routing_bound(_ring_counts(instance),
                                   demand_pairs(instance, plain_rings(instance)),
-                                  instance.link_bytes_per_s)
+                                  instance.link_bytes_per_s, hops=ring_hops)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 from scipy import sparse
@@ -21,9 +21,11 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from fabricopt.errors import InfeasibleInstance, InvalidArgument
-from fabricopt.problems.topology import (Path, PairValues, Ring, Route, TopologyInstance,
-                                         TopologySolution, busiest_pair_time, demand_pairs,
-                                         pair_loads)
+from fabricopt.problems._validate import as_int
+from fabricopt.problems.topology import (PairValues, Ring, Route, RouteArrays,
+                                         TopologyInstance, TopologySolution, busiest_pair_time,
+                                         demand_pairs, pair_loads, routes_of_arrays)
+from fabricopt.algorithms.topology import _paths_kernel
 
 __all__ = ["ShortestPaths", "RouteBook", "route_shortest", "shortest_routing_bound",
            "plain_rings", "merged_rings", "assemble", "assembled_score",
@@ -111,20 +113,22 @@ def count_pairs(counts) -> PairValues:
     return PairValues(n, keys[order], coo.data.astype(np.int64)[order])
 
 
-def _positive_pairs(demand) -> tuple[list, list, list]:
-    """``(src, dst, bytes)`` of the positive entries of demand (a dense matrix or
+def _positive_pairs(demand) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(src, dst, bytes)`` arrays of the positive entries of demand (a dense matrix or
     :class:`~fabricopt.problems.topology.PairValues`), in row-major order."""
     if isinstance(demand, PairValues):
         keep = demand.values > 0
-        return (demand.src[keep].tolist(), demand.dst[keep].tolist(),
-                demand.values[keep].tolist())
+        return demand.src[keep], demand.dst[keep], demand.values[keep]
     demand = np.asarray(demand)
     src, dst = np.nonzero(demand > 0)
-    return src.tolist(), dst.tolist(), demand[src, dst].tolist()
+    return src.astype(np.int64), dst.astype(np.int64), demand[src, dst]
 
 
 class ShortestPaths:
     """Shortest paths on a link-count matrix, with a seeded choice among equal ones.
+
+    Pair by pair, in Python: :func:`route_shortest` finds the same paths with the same
+    draws in one compiled walk over all pairs, and its tests check it against this.
 
     Parameters
     ----------
@@ -204,8 +208,85 @@ class ShortestPaths:
         return found
 
 
+class _Walks(NamedTuple):
+    """:func:`route_shortest`'s paths: pair i (``src[i] -> dst[i]``, ``volume[i]`` > 0
+    bytes, each pair once) has the paths ``pair_paths[i]:pair_paths[i + 1]``, distinct
+    and ascending; path p visits ``nodes[path_nodes[p]:path_nodes[p + 1]]``."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    volume: np.ndarray
+    pair_paths: np.ndarray
+    path_nodes: np.ndarray
+    nodes: np.ndarray
+
+    def paths_of(self, i: int) -> list[tuple[int, ...]]:
+        ends = self.path_nodes
+        return [tuple(self.nodes[ends[p]:ends[p + 1]].tolist())
+                for p in range(self.pair_paths[i], self.pair_paths[i + 1])]
+
+    def arrays(self) -> RouteArrays:
+        """The routes of pairs added once: the volume split evenly, the fraction each
+        path's bytes over their sum added path by path (as :class:`RouteBook` adds)."""
+        count = np.diff(self.pair_paths)
+        share = self.volume / count
+        total = share.copy()
+        for more in range(1, int(count.max(initial=0))):
+            total[count > more] += share[count > more]
+        return RouteArrays(self.src, self.dst, self.pair_paths, self.path_nodes, self.nodes,
+                           np.repeat(share / total, count))
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``starts[0], starts[0] + 1, ..., starts[0] + lengths[0] - 1, starts[1], ...``"""
+    begin = np.zeros(lengths.size, dtype=np.int64)
+    np.cumsum(lengths[:-1], out=begin[1:])
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - begin, lengths)
+
+
+def _take(routes: RouteArrays, index: np.ndarray) -> RouteArrays:
+    """The routes ``routes[index[0]], routes[index[1]], ...``, with their paths."""
+    first = routes.route_paths
+    counts = first[index + 1] - first[index]
+    path = _ranges(first[index], counts)
+    starts = routes.path_nodes
+    lengths = starts[path + 1] - starts[path]
+    return RouteArrays(routes.src[index], routes.dst[index], _offsets(counts), _offsets(lengths),
+                       routes.nodes[_ranges(starts[path], lengths)], routes.fraction[path])
+
+
+def _concatenate(parts: Sequence[RouteArrays]) -> RouteArrays:
+    """The routes of every part, in order."""
+    def offsets(name):
+        return _offsets(np.concatenate([np.diff(getattr(p, name)) for p in parts]))
+    return RouteArrays(np.concatenate([p.src for p in parts]),
+                       np.concatenate([p.dst for p in parts]), offsets("route_paths"),
+                       offsets("path_nodes"), np.concatenate([p.nodes for p in parts]),
+                       np.concatenate([p.fraction for p in parts]))
+
+
+def _offsets(counts) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def _sequential_sum(values) -> float:
+    """The floats added left to right, from 0.0 (what a route's fractions divide by)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
 class RouteBook:
     """Bytes per (src, dst, path), turned into routes with fractions at the end.
+
+    A route's paths are the pair's paths in ascending order, each with its bytes over
+    the pair's bytes (added path by path, in the order the paths were first added);
+    the routes are in (src, dst) order. The pairs :func:`route_shortest` adds are kept
+    as arrays: those added once are finished with array operations (the same
+    arithmetic), the others as a dict of bytes per path.
 
     Examples
     --------
@@ -217,7 +298,9 @@ class RouteBook:
     """
 
     def __init__(self):
-        self._bytes: dict[tuple[int, int], dict[tuple[int, ...], float]] = {}
+        # in the order added: (src, dst, paths, volume) of add, or a _Walks
+        self._added: list = []
+        self._arrays: RouteArrays | None = None
 
     def add(self, src: int, dst: int, paths: Sequence[Sequence[int]], volume: float) -> None:
         """Send ``volume`` bytes src -> dst split evenly over ``paths``."""
@@ -225,11 +308,13 @@ class RouteBook:
             return
         if not paths:
             raise InvalidArgument(f"no path from {src} to {dst}")
-        per_path = volume / len(paths)
-        entry = self._bytes.setdefault((src, dst), {})
-        for path in paths:
-            key = tuple(map(int, path))
-            entry[key] = entry.get(key, 0.0) + per_path
+        self._added.append((int(src), int(dst), [tuple(map(int, path)) for path in paths],
+                            volume))
+        self._arrays = None
+
+    def _add_walks(self, walks: _Walks) -> None:
+        self._added.append(walks)
+        self._arrays = None
 
     def routes(self) -> list[dict]:
         """The routes of docs/formats.rst, topology, pairs and paths in a fixed order."""
@@ -238,47 +323,111 @@ class RouteBook:
     def typed_routes(self) -> list[Route]:
         """:meth:`routes` as :class:`~fabricopt.problems.topology.Route` objects, built
         directly (a solution made from dicts converts every path node again)."""
-        return [Route(src, dst, tuple(Path(nodes, fraction) for nodes, fraction in paths))
-                for src, dst, paths in self.fractions()]
+        return routes_of_arrays(self.arrays())
 
     def fractions(self) -> list[tuple[int, int, list[tuple[tuple[int, ...], float]]]]:
         """``(src, dst, [(nodes, fraction), ...])`` in the order of :meth:`routes`."""
-        out = []
-        for (src, dst), paths in sorted(self._bytes.items()):
-            total = sum(paths.values())
-            out.append((src, dst, [(p, b / total) for p, b in sorted(paths.items())]))
-        return out
+        flat = self.arrays()
+        nodes = flat.nodes.tolist()
+        starts = flat.path_nodes.tolist()
+        paths = [(tuple(nodes[a:b]), f)
+                 for a, b, f in zip(starts, starts[1:], flat.fraction.tolist())]
+        first = flat.route_paths.tolist()
+        return [(s, t, paths[a:b])
+                for s, t, a, b in zip(flat.src.tolist(), flat.dst.tolist(), first, first[1:])]
+
+    def arrays(self) -> RouteArrays:
+        """:meth:`routes` as :class:`~fabricopt.problems.topology.RouteArrays` (what
+        scoring reads, without a Python object per path)."""
+        if self._arrays is None:
+            self._arrays = self._finish()
+        return self._arrays
+
+    def _finish(self) -> RouteArrays:
+        if not self._added:
+            return RouteArrays.from_routes([])
+        width = 1 + max(int(max(e.src.max(initial=0), e.dst.max(initial=0)))
+                        if isinstance(e, _Walks) else max(e[:2]) for e in self._added)
+
+        def keys(entry) -> np.ndarray:
+            if isinstance(entry, _Walks):
+                return entry.src * width + entry.dst
+            return np.array([entry[0] * width + entry[1]], dtype=np.int64)
+
+        # pairs added more than once, or by add: a dict of bytes per path each
+        every, adds = np.unique(np.concatenate([keys(e) for e in self._added]),
+                                return_counts=True)
+        mixed = set(every[adds > 1].tolist())
+        mixed.update(entry[0] * width + entry[1] for entry in self._added
+                     if not isinstance(entry, _Walks))
+        added: dict[int, list] = {key: [] for key in mixed}
+        parts = []
+        for entry in self._added:
+            if not isinstance(entry, _Walks):
+                added[entry[0] * width + entry[1]].append((entry[2], entry[3]))
+                continue
+            shared = np.isin(keys(entry), list(mixed))
+            for i in np.flatnonzero(shared).tolist():
+                added[int(entry.src[i]) * width + int(entry.dst[i])].append(
+                    (entry.paths_of(i), float(entry.volume[i])))
+            parts.append(_take(entry.arrays(), np.flatnonzero(~shared)))
+        routes = []
+        for key in sorted(added):
+            per_path: dict[tuple[int, ...], float] = {}
+            for paths, volume in added[key]:
+                share = volume / len(paths)
+                for path in paths:
+                    per_path[path] = per_path.get(path, 0.0) + share
+            total = _sequential_sum(per_path.values())
+            routes.append((key // width, key % width,
+                           [(path, b / total) for path, b in sorted(per_path.items())]))
+        flat = _concatenate(parts + [RouteArrays.from_routes(routes)])
+        return _take(flat, np.argsort(flat.src * width + flat.dst, kind="stable"))
 
 
 def route_shortest(book: RouteBook, counts, demand, *, paths: int,
                    rng: np.random.Generator) -> None:
     """Route every positive ``demand[s, t]`` (a dense matrix or
     :class:`~fabricopt.problems.topology.PairValues`) over up to ``paths`` equal-length
-    shortest paths of ``counts`` (dense or sparse), split evenly, pairs in row-major
-    order.
+    shortest paths of ``counts`` (dense or sparse, >= 0), split evenly, pairs in
+    row-major order.
+
+    The paths, and the draws from ``rng``, are those of :meth:`ShortestPaths.paths`
+    called pair by pair; the walk is compiled
+    (:func:`~fabricopt.algorithms.topology._paths_kernel.shortest_paths`).
 
     Raises
     ------
     InfeasibleInstance
         If some demanded pair is not connected (the caller's topology is at fault).
     """
-    sp = ShortestPaths(counts, rng)
-    sources, targets, volumes = _positive_pairs(demand)
-    sp.prefetch(sources)
-    for s, t, volume in zip(sources, targets, volumes):
-        found = sp.paths(s, t, paths)
-        if not found:
-            raise InfeasibleInstance(f"servers {s} and {t} have demand but are not connected")
-        book.add(s, t, found, volume)
+    paths = as_int("paths", paths, minimum=1, error=InvalidArgument)
+    graph = _as_csr(counts)
+    graph.sort_indices()
+    src, dst, volume = _positive_pairs(demand)
+    src, dst, indptr, indices = (np.ascontiguousarray(a, dtype=np.int64)
+                                 for a in (src, dst, graph.indptr, graph.indices))
+    routed, pair_paths, path_nodes, nodes = _paths_kernel.shortest_paths(
+        indptr, indices, src, dst, paths, rng)
+    book._add_walks(_Walks(src[:routed], dst[:routed], volume[:routed], pair_paths,
+                           path_nodes, nodes))
+    if routed < src.size:
+        raise InfeasibleInstance(f"servers {int(src[routed])} and {int(dst[routed])} have "
+                                 f"demand but are not connected")
 
 
-def shortest_routing_bound(counts, demand, link_bytes_per_s: float) -> float:
+def shortest_routing_bound(counts, demand, link_bytes_per_s: float, *,
+                           hops=None) -> float:
     """A lower bound on the busiest link's time of any shortest-path routing of
     ``demand`` on ``counts``, in seconds (``inf`` if a demanded pair is disconnected).
 
     Every byte from s to t crosses exactly ``dist(s, t)`` links whatever shortest paths
     carry it, and the busiest link's time is at least the total load over the total
     capacity (a maximum is at least a weighted mean).
+
+    ``hops``, if given, is ``dist`` for graphs that have it in closed form: a function
+    of the arrays ``(src, dst)`` returning each pair's hop count (as floats); otherwise
+    breadth-first search from every source with demand.
 
     Examples
     --------
@@ -294,14 +443,23 @@ def shortest_routing_bound(counts, demand, link_bytes_per_s: float) -> float:
     capacity = float(graph.sum()) * link_bytes_per_s
     if capacity <= 0:
         return math.inf  # demand but no link at all
-    graph = csr_matrix(graph > 0)
     sources, row_of = np.unique(src, return_inverse=True)
+    chunks = [(row_of >= start) & (row_of < start + _SOURCES_PER_CALL)
+              for start in range(0, sources.size, _SOURCES_PER_CALL)]
+    if hops is None:
+        graph = csr_matrix(graph > 0)
+        pair_hops = np.empty(src.size)
+        for k, mine in enumerate(chunks):
+            start = k * _SOURCES_PER_CALL
+            found = shortest_path(graph, method="D", unweighted=True,
+                                  indices=sources[start:start + _SOURCES_PER_CALL])
+            pair_hops[mine] = found[row_of[mine] - start, dst[mine]]
+    else:
+        pair_hops = np.asarray(hops(src, dst), dtype=float)
+    # summed per chunk of sources, as the search delivers them
     carried = 0.0
-    for start in range(0, sources.size, _SOURCES_PER_CALL):
-        chunk = sources[start:start + _SOURCES_PER_CALL]
-        hops = shortest_path(graph, method="D", unweighted=True, indices=chunk)
-        mine = (row_of >= start) & (row_of < start + chunk.size)
-        carried += float((volume[mine] * hops[row_of[mine] - start, dst[mine]]).sum())
+    for mine in chunks:
+        carried += float((volume[mine] * pair_hops[mine]).sum())
     return carried / capacity
 
 
@@ -361,7 +519,7 @@ def assembled_score(instance: TopologyInstance, counts, rings: Sequence[Ring],
     >>> assembled_score(inst, counts, rings, book) == evaluate(inst, assemble(counts, rings, book))
     True
     """
-    loads = pair_loads(demand_pairs(instance, merged_rings(rings)), book.fractions())
+    loads = pair_loads(demand_pairs(instance, merged_rings(rings)), book.arrays())
     return busiest_pair_time(loads, count_pairs(counts), instance.link_bytes_per_s)
 
 

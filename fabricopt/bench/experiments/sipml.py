@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from fabricopt.bench.experiments import Experiment, markdown_table, register_experiment, write_csv
@@ -90,12 +91,25 @@ def _plan(suite: str, quick: bool) -> list:
     for model in v["models"]:
         name = model["name"]
         for batch in model["quick_batches" if quick else "batches"]:
-            specs.append(curve_spec(suite, "sipml", name, gpus, bandwidths, FABRICS,
-                                    max_k=max_k, global_batch=batch, **common))
+            specs += _curve(suite, name, gpus, bandwidths, not quick, max_k=max_k,
+                            global_batch=batch, **common)
         fixed = model["artifact_strategy"]
-        specs.append(curve_spec(suite, "sipml", name, gpus, bandwidths, FABRICS,
-                                k_values=[fixed["mp"]], global_batch=fixed["batch"], **common))
+        specs += _curve(suite, name, gpus, bandwidths, not quick, k_values=[fixed["mp"]],
+                        global_batch=fixed["batch"], **common)
     return specs
+
+
+def _curve(suite: str, workload: str, gpus: int, bandwidths: list, per_point: bool,
+           **options) -> list:
+    """One task for the curve, or with ``per_point`` one per bandwidth: a kill then
+    loses only the points in flight, and two workers share the sweep evenly. A point
+    run alone searches without the placements a curve carries up from its lower
+    bandwidths."""
+    spec = curve_spec(suite, "sipml", workload, gpus, bandwidths, FABRICS, **options)
+    if not per_point:
+        return [spec]
+    return [replace(spec, instance_id=f"{spec.instance_id}/{b:g}gbps",
+                    params={**spec.params, "bandwidths": [float(b)]}) for b in bandwidths]
 
 
 def _rings_plan(suite: str, v: dict, quick: bool) -> list:

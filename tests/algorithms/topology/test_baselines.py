@@ -130,3 +130,57 @@ def test_baselines_are_feasible_within_degree_and_seeded(n, d, groups, seed, met
     assert check(inst, solution)
     assert (link_counts(inst, solution).sum(axis=1) <= d).all()
     assert method(inst, seed=seed) == solution
+
+
+@given(n=st.integers(3, 30), d=st.integers(2, 5), seed=st.integers(0, 50))
+def test_random_regular_links_the_dense_configuration_models_graph(n, d, seed):
+    # the method keeps the links sparse and repairs densely only when disconnected
+    inst = generate(seed=seed, servers=n, degree=d, groups=1, mp_peers=1)
+    expected = random_regular_counts(n, d, np.random.default_rng(seed))
+    assert np.array_equal(link_counts(inst, random_regular(inst, seed=seed)), expected)
+
+
+def dense_ocs_links(inst, seed):
+    """ocs_reconfig's links from dense matrices, a row sum per server per repair link
+    (the oracle)."""
+    from fabricopt.algorithms.topology.routing import plain_rings
+    from fabricopt.problems.topology import ring_traffic
+
+    rng = np.random.default_rng(seed)
+    demand = inst.traffic + ring_traffic(inst, plain_rings(inst))
+    pair = np.maximum(demand, demand.T)
+    counts = ocs_greedy_counts(pair, inst.degree)
+    n = len(counts)
+    unused = rng.permutation([v for v in range(n) if counts[v].sum() == 0]).tolist()
+    for u, v in zip(unused, unused[1:]):
+        counts[u, v] += 1
+        counts[v, u] += 1
+    while True:
+        free = [v for v in range(n) if counts[v].sum() < inst.degree]
+        if len(free) < 2:
+            break
+        u, v = rng.choice(free, size=2, replace=False)
+        counts[u, v] += 1
+        counts[v, u] += 1
+    connect_components(counts, inst.degree, pair)
+    return counts
+
+
+@given(n=st.integers(3, 24), d=st.integers(2, 5), groups=st.integers(0, 3),
+       peers=st.integers(0, 3), seed=st.integers(0, 50))
+def test_ocs_reconfig_links_what_the_dense_greedy_and_repairs_link(n, d, groups, peers, seed):
+    inst = generate(seed=seed, servers=n, degree=d, groups=groups, mp_peers=min(peers, n - 1))
+    expected = dense_ocs_links(inst, seed)
+    assert np.array_equal(link_counts(inst, ocs_reconfig(inst, seed=seed)), expected)
+
+
+@given(n=st.integers(2, 40), d=st.integers(2, 6), groups=st.integers(0, 3),
+       peers=st.integers(0, 4), seed=st.integers(0, 50))
+def test_the_rings_closed_form_hops_give_the_searched_bound(n, d, groups, peers, seed):
+    from fabricopt.algorithms.topology.baselines import _ring_counts, ring_lower_bound
+    from fabricopt.algorithms.topology.routing import plain_rings, shortest_routing_bound
+    from fabricopt.problems.topology import demand_pairs
+    inst = generate(seed=seed, servers=n, degree=d, groups=groups, mp_peers=min(peers, n - 1))
+    searched = shortest_routing_bound(_ring_counts(inst), demand_pairs(inst, plain_rings(inst)),
+                                      inst.link_bytes_per_s)
+    assert ring_lower_bound(inst) == searched
