@@ -38,7 +38,7 @@ import numpy as np
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, advance, schedule,
-                                          schedule_times, split_op_graph)
+                                          split_op_graph)
 
 __all__ = ["sub_op_count", "balance", "feasible_set", "algorithm1", "sipml", "unconstrained",
            "degree_safe_gpus", "RINGS"]
@@ -401,6 +401,20 @@ def _csr(rows: np.ndarray, cols: np.ndarray, n: int, *values: np.ndarray) -> tup
             *(np.ascontiguousarray(v[by]) for v in values))
 
 
+def _makespans(instance: PlacementInstance, placed: dict) -> dict:
+    """Ring size -> makespan of ``placed[ring] = (gpu, order)``: the compiled list
+    schedule, the same loop and arithmetic as :func:`schedule_times` (tested equal)."""
+    from fabricopt.algorithms.placement._schedule_kernel import list_schedule, parent_arrays
+
+    parents = parent_arrays(instance)
+    out = {}
+    for ring, (gpu, order) in placed.items():
+        _, end, _ = list_schedule(instance.gpus, np.asarray(order, dtype=np.int64),
+                                  np.asarray(gpu, dtype=np.int64), *parents, instance.compute)
+        out[ring] = float(end.max()) if end.size else 0.0
+    return out
+
+
 def _algorithm1_compiled(instance: PlacementInstance, k: int, degree: int) -> tuple:
     """:func:`algorithm1` on arrays, in the numba kernels."""
     from fabricopt.algorithms.placement import _algorithm1_kernel as kernel
@@ -590,8 +604,7 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
         small = degree_safe_gpus(instance)
         if small < instance.gpus:
             placed[small] = algorithm1(instance, gpus=small, degree=small)[:2]
-        makespans = {ring: max(schedule_times(instance, *placed[ring])[1], default=0.0)
-                     for ring in placed}
+        makespans = _makespans(instance, placed)
         info["ring_makespans_s"] = makespans
         kept = min(makespans, key=lambda ring: (makespans[ring], -ring))
         (gpu, order), info["ring_gpus"] = placed[kept], kept

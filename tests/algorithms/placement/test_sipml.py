@@ -154,6 +154,22 @@ def test_ring_search_keeps_the_better_ring(seed):
         sipml(inst, rings="all")
 
 
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), ops=st.integers(1, 400), gpus=st.integers(2, 16),
+       peers=st.integers(1, 15))
+def test_ring_search_scores_each_ring_by_its_python_schedule(seed, ops, gpus, peers):
+    from fabricopt.problems.placement import schedule_times
+
+    inst = generate(seed, ops=ops, gpus=gpus, max_peers=min(peers, gpus - 1))
+    _, info = sipml(inst)
+    small = degree_safe_gpus(inst)
+    placed = {gpus: algorithm1(inst)[:2], 1: ([0] * inst.size, algorithm1(inst)[1])}
+    if small < gpus:
+        placed[small] = algorithm1(inst, gpus=small, degree=small)[:2]
+    assert info["ring_makespans_s"] == {
+        ring: max(schedule_times(inst, *placed[ring])[1], default=0.0) for ring in placed}
+
+
 def test_ring_search_never_loses_to_one_gpu():
     # a 2-GPU chain whose transfers dwarf its compute: earliest available alternates
     # GPUs and pays every transfer; the search keeps one GPU
