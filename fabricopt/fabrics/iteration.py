@@ -139,6 +139,12 @@ class Plan:
         return _critical_path_s(self, None)
 
     @cached_property
+    def serial_s(self) -> float:
+        """Every op of a group back to back on one GPU: the sum of their compute, in
+        ``ops`` order (the search reads it once per candidate and pricing)."""
+        return sum(c for _, c in self.ops)
+
+    @cached_property
     def _path_arrays(self):
         """The step as arrays for :func:`_critical_path_s`: per op (in ``ops`` order) its
         GPU and compute, per dep its ends' positions and GPUs and its bytes, the deps
@@ -633,7 +639,7 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
     # One GPU runs a group's ops back to back: never sooner than their sum, so a
     # placement already that fast needs no second pricing.
     if (serial_fallback and k > 1 and not plan.serial
-            and sum(c for _, c in plan.ops) < best.total_s):
+            and plan.serial_s < best.total_s):
         alone = serial_plan(plan)
         # priced only if it might end sooner: configuring a fabric costs more than the bound
         if ((memory_bytes is None or alone.memory_bytes_per_gpu() <= memory_bytes)
@@ -815,7 +821,7 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
                 reasons.append((k, l, peers, str(exc)))
                 continue
             if plan is not None:
-                bounds[n] = min(lower_bound_s(plan, fabric), sum(c for _, c in plan.ops))
+                bounds[n] = min(lower_bound_s(plan, fabric), plan.serial_s)
             kept.append((n, (k, l, plan, peers)))
         order = sorted(kept, key=lambda item: bounds.get(item[0], 0.0))
     best_n = -1
