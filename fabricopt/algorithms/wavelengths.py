@@ -20,10 +20,13 @@ from __future__ import annotations
 import heapq
 import math
 import time
+from functools import reduce
+from operator import or_
 from typing import Mapping
 
 import numpy as np
 
+from fabricopt.algorithms._first_fit_kernel import colour_line
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible,
                                             segment_load)
@@ -68,31 +71,65 @@ def first_fit(nodes: int, first, hops) -> list[int]:
     >>> first_fit(3, [0, 1, 2], [2, 2, 2])         # pairwise overlapping: 2L-1 = 3 colours
     [1, 2, 0]
     """
+    return _colour_arcs(nodes, first, hops)[0]
+
+
+def _colour_arcs(nodes: int, first, hops, *,
+                 compiled: bool = True) -> tuple[list[int], list[int]]:
+    """:func:`first_fit`'s colours and the bitmask of colours in use per segment;
+    ``compiled=False`` runs the Python loop (the reference of the compiled one)."""
     n = nodes
     first = np.asarray(first, np.int64) % n
     hops = np.asarray(hops, np.int64)
     if not len(first):
-        return []
+        return [], [0] * n
     # Arcs passing through node v use segments v-1 and v: interior nodes first+1 .. first+hops-1.
     through = segment_load(n, (first + 1) % n, hops - 1)
     v = int(np.argmin(through))
     start = (first - v) % n                      # left end on the line cut at v
     crosses = start + hops > n
-    order = sorted(range(len(first)),
-                   key=lambda k: (not crosses[k], int(start[k]), -int(hops[k]), k))
+    # Crossing arcs first, then by left end, longer first, then by index.
+    order = np.lexsort((np.arange(len(first)), -hops, start, ~crosses))
+    if compiled:
+        colours, used = _compiled_line(n, start, start + hops, order, segment_load(n, first, hops))
+    else:
+        colours, used = _python_line(n, start.tolist(), (start + hops).tolist(), order.tolist())
+    return colours, used[n - v:] + used[:n - v]
+
+
+def _python_line(n: int, start: list, ends: list, order: list) -> tuple[list, list]:
+    """First-fit on the line cut open: arc k covers positions start[k] .. ends[k]-1,
+    wrapping past n (only arcs through the cut do). Returns colours and, per position,
+    the bitmask of colours in use."""
     used = [0] * n
-    colours = [0] * len(first)
+    colours = [0] * len(start)
     for k in order:
-        segs = [(int(first[k]) + t) % n for t in range(int(hops[k]))]
-        mask = 0
-        for s in segs:
-            mask |= used[s]
+        a, b = start[k], ends[k]
+        if b <= n:
+            mask = reduce(or_, used[a:b], 0)
+        else:
+            mask = reduce(or_, used[a:], reduce(or_, used[:b - n], 0))
         colour = (~mask & (mask + 1)).bit_length() - 1   # lowest zero bit
         bit = 1 << colour
-        for s in segs:
-            used[s] |= bit
+        if b <= n:
+            used[a:b] = [u | bit for u in used[a:b]]
+        else:
+            used[a:] = [u | bit for u in used[a:]]
+            used[:b - n] = [u | bit for u in used[:b - n]]
         colours[k] = colour
-    return colours
+    return colours, used
+
+
+def _compiled_line(n: int, start, ends, order, load) -> tuple[list, list]:
+    """:func:`_python_line` by the compiled kernel; ``load`` (arcs per segment) sizes
+    the bitmask: first-fit uses at most 2L-1 colours (:func:`first_fit`, Notes)."""
+    words = (2 * int(load.max())) // 64 + 1
+    colours, used = colour_line(n, start, ends, order, words)
+    if words == 1:
+        return colours.tolist(), used[:, 0].tolist()
+    rows = used.tolist()
+    return colours.tolist(), [sum(word << (64 * j) for j, word in enumerate(row))
+                              for row in rows]
 
 
 class _Pairs:
@@ -131,11 +168,45 @@ class _Schedule:
         self.pairs = pairs
         self.count = [0] * len(pairs)
         self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
-        self.owner: dict[tuple[bool, int, int], int] = {}  # (ccw, segment, wl) -> id
-        # ids of the lightpaths each node sources / sinks (eviction looks them up)
-        self.sourced: list[set] = [set() for _ in range(n)]
-        self.sunk: list[set] = [set() for _ in range(n)]
+        # Who holds what, for the eviction and relocation steps only; built on first
+        # use, from the lightpaths themselves (most rounds get there, but only once).
+        self._owner: dict[tuple[bool, int, int], int] | None = None
+        self._sourced: list[set] | None = None
+        self._sunk: list[set] | None = None
         self._next_id = 0
+
+    def _index(self) -> None:
+        n = len(self.tx)
+        items = self.paths.items()
+        owner = {(ccw, s, wl): pid for pid, (_, ccw, segs, wl) in items for s in segs}
+        sourced: list[set] = [set() for _ in range(n)]
+        sunk: list[set] = [set() for _ in range(n)]
+        src, dst = self.pairs.src, self.pairs.dst
+        for pid, (k, _, _, _) in items:
+            sourced[src[k]].add(pid)
+            sunk[dst[k]].add(pid)
+        self._owner, self._sourced, self._sunk = owner, sourced, sunk
+
+    @property
+    def owner(self) -> dict[tuple[bool, int, int], int]:
+        """(ccw, segment, wavelength) -> id of the lightpath using it."""
+        if self._owner is None:
+            self._index()
+        return self._owner
+
+    @property
+    def sourced(self) -> list[set]:
+        """Per node, the ids of the lightpaths it sources (eviction looks them up)."""
+        if self._owner is None:
+            self._index()
+        return self._sourced
+
+    @property
+    def sunk(self) -> list[set]:
+        """Per node, the ids of the lightpaths it sinks."""
+        if self._owner is None:
+            self._index()
+        return self._sunk
 
     def free(self, ccw: bool, segs) -> int:
         used = self.used[ccw]
@@ -149,17 +220,34 @@ class _Schedule:
         used = self.used[ccw]
         for s in segs:
             used[s] |= bit
+        return self.record(k, ccw, segs, wl)
+
+    def record(self, k: int, ccw: bool, segs, wl: int) -> int:
+        """Count a lightpath whose wavelength the caller has marked busy on ``used``."""
         self.tx[self.pairs.src[k]] += 1
         self.rx[self.pairs.dst[k]] += 1
         self.count[k] += 1
         pid = self._next_id
         self.paths[pid] = (k, ccw, segs, wl)
-        self.sourced[self.pairs.src[k]].add(pid)
-        self.sunk[self.pairs.dst[k]].add(pid)
-        for s in segs:
-            self.owner[ccw, s, wl] = pid
+        if self._owner is not None:
+            self._sourced[self.pairs.src[k]].add(pid)
+            self._sunk[self.pairs.dst[k]].add(pid)
+            for s in segs:
+                self._owner[ccw, s, wl] = pid
         self._next_id += 1
         return pid
+
+    def record_all(self, ks: list, ccw: bool, segss: list, wls: list) -> None:
+        """:meth:`record` of every (ks[i], ccw, segss[i], wls[i]), in order, at once."""
+        start = self._next_id
+        self.paths.update(zip(range(start, start + len(ks)),
+                              zip(ks, [ccw] * len(ks), segss, wls)))
+        self._next_id += len(ks)
+        self._owner = self._sourced = self._sunk = None   # rebuilt when next needed
+        for total, ends in ((self.tx, self.pairs.src), (self.rx, self.pairs.dst),
+                            (self.count, range(len(self.count)))):
+            add = np.bincount(np.asarray(ends, np.int64)[ks], minlength=len(total))
+            total[:] = (np.asarray(total, np.int64) + add).tolist()
 
     def remove(self, pid: int) -> None:
         k, ccw, segs, wl = self.paths.pop(pid)
@@ -167,11 +255,13 @@ class _Schedule:
         used = self.used[ccw]
         for s in segs:
             used[s] &= keep
-            del self.owner[ccw, s, wl]
+        if self._owner is not None:
+            for s in segs:
+                del self._owner[ccw, s, wl]
+            self._sourced[self.pairs.src[k]].discard(pid)
+            self._sunk[self.pairs.dst[k]].discard(pid)
         self.tx[self.pairs.src[k]] -= 1
         self.rx[self.pairs.dst[k]] -= 1
-        self.sourced[self.pairs.src[k]].discard(pid)
-        self.sunk[self.pairs.dst[k]].discard(pid)
         self.count[k] -= 1
 
     def place(self, k: int) -> int | None:
@@ -343,12 +433,13 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
     transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step)."""
     w = instance.wavelengths
     pair_of = [k for k, _ in keys]
+    counts = alloc.tolist()                  # worked on as a list, written back at the end
     count = [0] * len(pairs)
-    for key, a in enumerate(alloc):
-        count[pair_of[key]] += int(a)
+    for key, a in enumerate(counts):
+        count[pair_of[key]] += a
 
     def drop(key):
-        alloc[key] -= 1
+        counts[key] -= 1
         count[pair_of[key]] -= 1
         return key
 
@@ -359,10 +450,10 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
             if d == ccw:
                 for s in segs[key]:
                     crossing.setdefault(s, []).append(key)
-                    load[s] += int(alloc[key])
+                    load[s] += counts[key]
         for s in range(instance.nodes):
             while load[s] > w:
-                key = drop(_victim([c for c in crossing[s] if alloc[c] > 0], pair_of, count,
+                key = drop(_victim([c for c in crossing[s] if counts[c] > 0], pair_of, count,
                                    pairs.size))
                 for t in segs[key]:
                     load[t] -= 1
@@ -371,8 +462,11 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
         for key, k in enumerate(pair_of):
             by_node.setdefault(ends[k], []).append(key)
         for node, members in by_node.items():
-            while sum(int(alloc[c]) for c in members) > w:
-                drop(_victim([c for c in members if alloc[c] > 0], pair_of, count, pairs.size))
+            used = sum(counts[c] for c in members)
+            while used > w:
+                drop(_victim([c for c in members if counts[c] > 0], pair_of, count, pairs.size))
+                used -= 1
+    alloc[:] = counts
 
 
 def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
@@ -384,16 +478,20 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
     """
     if state.place(k) is not None:
         return True
-    pairs, count, size, owner = state.pairs, state.count, state.pairs.size, state.owner
+    pairs, count, size, owner_of = state.pairs, state.count, state.pairs.size, state.owner.get
     best = None
+    # Per end of k: the lightpaths of other pairs at that node (the sets do not change
+    # while the choices are weighed).
+    ends = [(end, end[k], load, [pid for pid in at[end[k]] if state.paths[pid][0] != k])
+            for end, load, at in ((pairs.src, state.tx, state.sourced),
+                                  (pairs.dst, state.rx, state.sunk))]
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
-            victims = {owner[ccw, s, wl] for s in segs if (ccw, s, wl) in owner}
-            for end, node, load, at in ((pairs.src, pairs.src[k], state.tx, state.sourced),
-                                        (pairs.dst, pairs.dst[k], state.rx, state.sunk)):
+            victims = {owner_of((ccw, s, wl)) for s in segs}
+            victims.discard(None)
+            for end, node, load, others in ends:
                 if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
-                    extra = [pid for pid in at[node]
-                             if state.paths[pid][0] != k and pid not in victims]
+                    extra = [pid for pid in others if pid not in victims]
                     if extra:
                         victims.add(_least_harm(state, victims, extra))
             lost: dict[int, int] = {}
@@ -447,7 +545,7 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     is stuck it may take a wavelength from pairs that stay faster than it. The rounding
     is drawn ``rounds`` times and the schedule with the shortest longest transfer
     (:func:`~fabricopt.problems.wavelengths.evaluate`) is kept, the usual way to make
-    randomized rounding reliable.
+    randomized rounding reliable; a rounding drawn twice is scheduled once.
 
     Parameters
     ----------
@@ -504,10 +602,16 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
                 values.append(max(float(value), 0.0))
     rng = np.random.default_rng(seed)
     best, best_time = None, math.inf
+    drawn = set()
     for _ in range(rounds):
         if best is not None and deadline is not None and time.perf_counter() >= deadline:
             break
         alloc = _round(np.array(values, float), rng)
+        # The rest of a round is deterministic: a rounding drawn before gives the same
+        # schedule, which cannot beat the kept one (ties keep the earlier).
+        if alloc.tobytes() in drawn:
+            continue
+        drawn.add(alloc.tobytes())
         state = _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed)
         if state is None:
             continue
@@ -542,13 +646,17 @@ def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Sche
             alloc[max(mine, key=lambda key: (values[key], -key))] += 1
     _repair(instance, pairs, keys, segs, alloc)
     state = _Schedule(instance, pairs)
+    w = instance.wavelengths
+    alloc_list = alloc.tolist()
     for ccw in (False, True):
-        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw for _ in range(alloc[key])]
-        colours = first_fit(instance.nodes, [segs[key][0] for key in arcs],
-                            [len(segs[key]) for key in arcs])
-        for key, colour in zip(arcs, colours):
-            if colour < instance.wavelengths:
-                state.add(keys[key][0], ccw, segs[key], colour)
+        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw
+                for _ in range(alloc_list[key])]
+        colours, used = _colour_arcs(instance.nodes, [segs[key][0] for key in arcs],
+                                     [len(segs[key]) for key in arcs])
+        state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
+        kept = [i for i, colour in enumerate(colours) if colour < w]
+        state.record_all([keys[arcs[i]][0] for i in kept], ccw, [segs[arcs[i]] for i in kept],
+                         [colours[i] for i in kept])
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state

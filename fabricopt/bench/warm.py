@@ -21,13 +21,15 @@ __all__ = ["WARM_UPS", "warm", "warm_fabrics", "warm_all"]
 #: the kind: placement's Algorithm 1 with and without a degree limit (``sipml`` on 3
 #: GPUs with 1 peer, ``unconstrained``) and the local search's list schedule and
 #: circulant schedule (``sipml-ls``); crux's contention simulator (every method's
-#: scoring); topology's shortest-path walk (every heuristic's routing).
+#: scoring); topology's shortest-path walk (every heuristic's routing); SiP-Ring's
+#: first-fit colouring (``mcf``'s rounding).
 WARM_UPS: dict[str, tuple[tuple[str, dict], ...]] = {
     "placement": (("sipml", {"ops": 8, "gpus": 3, "max_peers": 1}),
                   ("unconstrained", {"ops": 8, "gpus": 3, "max_peers": 1}),
                   ("sipml-ls", {"ops": 8, "gpus": 3, "max_peers": 1})),
     "crux": (("ecmp", {"jobs": 3, "levels": 2, "hosts_per_tor": 3}),),
     "topology": (("ring", {"servers": 4, "degree": 2}),),
+    "wavelengths": (("mcf", {"nodes": 4, "wavelengths": 2, "max_hops": 2}),),
 }
 
 

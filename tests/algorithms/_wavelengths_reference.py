@@ -1,0 +1,544 @@
+"""Test oracle: SiP-Ring first-fit and mcf rounding as one plain Python implementation
+(per-lightpath dicts built on every add, a Python colouring loop), which
+:mod:`fabricopt.algorithms.wavelengths` must match lightpath for lightpath.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from typing import Mapping
+
+import numpy as np
+
+from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
+                                            WavelengthsSolution, arc, require_feasible,
+                                            segment_load)
+
+__all__ = ["first_fit", "greedy", "mcf_schedule"]
+
+
+def first_fit(nodes: int, first, hops) -> list[int]:
+    """Colour arcs of one fiber so that arcs sharing a segment get different colours.
+
+    The ring is cut at the node v that the fewest arcs pass through (use the
+    segments on both sides of it); those c arcs get colours 0..c-1, and the other
+    arcs — intervals of the line the cut leaves — are coloured first-fit (lowest
+    colour free on all their segments) in order of their left end from v.
+
+    Parameters
+    ----------
+    nodes : int
+        N, the number of segments of the fiber.
+    first, hops : sequence of int
+        Arc k uses segments ``first[k], first[k]+1, ..., first[k]+hops[k]-1`` (mod N),
+        as :func:`fabricopt.problems.wavelengths.arc` gives them; ``1 <= hops < N``.
+
+    Returns
+    -------
+    list of int
+        A colour (wavelength) per arc.
+
+    Notes
+    -----
+    With L the largest segment load, the colours used are exactly L when some node
+    has no arc passing through it (a *line* instance, e.g. one segment unused), and at
+    most 2L-1 on a ring: some arc starts at some node, so the fewest arcs through a node
+    is c <= L-1, and an interval coloured first-fit conflicts with at most L-1 earlier
+    intervals (all cover its first segment) and c cut arcs (Tucker, 1975). Runs in O(A·h) for A
+    arcs of at most h hops.
+
+    Examples
+    --------
+    >>> first_fit(6, [0, 1, 2, 4], [2, 2, 2, 2])   # a line (node 0 is not passed through)
+    [0, 1, 0, 0]
+    >>> first_fit(3, [0, 1, 2], [2, 2, 2])         # pairwise overlapping: 2L-1 = 3 colours
+    [1, 2, 0]
+    """
+    n = nodes
+    first = np.asarray(first, np.int64) % n
+    hops = np.asarray(hops, np.int64)
+    if not len(first):
+        return []
+    # Arcs passing through node v use segments v-1 and v: interior nodes first+1 .. first+hops-1.
+    through = segment_load(n, (first + 1) % n, hops - 1)
+    v = int(np.argmin(through))
+    start = (first - v) % n                      # left end on the line cut at v
+    crosses = start + hops > n
+    order = sorted(range(len(first)),
+                   key=lambda k: (not crosses[k], int(start[k]), -int(hops[k]), k))
+    used = [0] * n
+    colours = [0] * len(first)
+    for k in order:
+        segs = [(int(first[k]) + t) % n for t in range(int(hops[k]))]
+        mask = 0
+        for s in segs:
+            mask |= used[s]
+        colour = (~mask & (mask + 1)).bit_length() - 1   # lowest zero bit
+        bit = 1 << colour
+        for s in segs:
+            used[s] |= bit
+        colours[k] = colour
+    return colours
+
+
+class _Pairs:
+    """The demanded pairs with their sizes and the arcs within reach, shorter first."""
+
+    def __init__(self, instance: WavelengthsInstance):
+        src, dst, size, _, _ = instance.pairs
+        n = instance.nodes
+        self.src = [int(i) for i in src]
+        self.dst = [int(j) for j in dst]
+        self.size = [float(t) for t in size]
+        self.options = []  # per pair: [(ccw, segments)], shorter first, cw on ties
+        for i, j in zip(self.src, self.dst):
+            found = []
+            for ccw in (False, True):
+                first, h = arc(n, i, j, ccw)
+                if h <= instance.max_hops:
+                    found.append((h, ccw, tuple((first + t) % n for t in range(h))))
+            self.options.append([(ccw, segs) for _, ccw, segs in sorted(found)])
+        self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+
+class _Schedule:
+    """Lightpaths placed so far, with a bitmask of busy wavelengths per (fiber, segment)."""
+
+    def __init__(self, instance: WavelengthsInstance, pairs: _Pairs):
+        n, w = instance.nodes, instance.wavelengths
+        self.w = w
+        self.full = (1 << w) - 1
+        self.used = ([0] * n, [0] * n)
+        self.tx = [0] * n
+        self.rx = [0] * n
+        self.pairs = pairs
+        self.count = [0] * len(pairs)
+        self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
+        self.owner: dict[tuple[bool, int, int], int] = {}  # (ccw, segment, wl) -> id
+        # ids of the lightpaths each node sources / sinks (eviction looks them up)
+        self.sourced: list[set] = [set() for _ in range(n)]
+        self.sunk: list[set] = [set() for _ in range(n)]
+        self._next_id = 0
+
+    def free(self, ccw: bool, segs) -> int:
+        used = self.used[ccw]
+        mask = 0
+        for s in segs:
+            mask |= used[s]
+        return ~mask & self.full
+
+    def add(self, k: int, ccw: bool, segs, wl: int) -> int:
+        bit = 1 << wl
+        used = self.used[ccw]
+        for s in segs:
+            used[s] |= bit
+        self.tx[self.pairs.src[k]] += 1
+        self.rx[self.pairs.dst[k]] += 1
+        self.count[k] += 1
+        pid = self._next_id
+        self.paths[pid] = (k, ccw, segs, wl)
+        self.sourced[self.pairs.src[k]].add(pid)
+        self.sunk[self.pairs.dst[k]].add(pid)
+        for s in segs:
+            self.owner[ccw, s, wl] = pid
+        self._next_id += 1
+        return pid
+
+    def remove(self, pid: int) -> None:
+        k, ccw, segs, wl = self.paths.pop(pid)
+        keep = ~(1 << wl)
+        used = self.used[ccw]
+        for s in segs:
+            used[s] &= keep
+            del self.owner[ccw, s, wl]
+        self.tx[self.pairs.src[k]] -= 1
+        self.rx[self.pairs.dst[k]] -= 1
+        self.sourced[self.pairs.src[k]].discard(pid)
+        self.sunk[self.pairs.dst[k]].discard(pid)
+        self.count[k] -= 1
+
+    def place(self, k: int) -> int | None:
+        """One more lightpath for pair k on the lowest free wavelength: on the shorter
+        fiber if it has one, of two equally long ones the one with more free. Returns
+        its id, or None when no arc of k has a free wavelength or an end no transceiver."""
+        if self.tx[self.pairs.src[k]] >= self.w or self.rx[self.pairs.dst[k]] >= self.w:
+            return None
+        best = None
+        for ccw, segs in self.pairs.options[k]:
+            free = self.free(ccw, segs)
+            if free and (best is None or (len(segs) == len(best[1])
+                                          and free.bit_count() > best[2].bit_count())):
+                best = (ccw, segs, free)
+        if best is None:
+            return None
+        ccw, segs, free = best
+        return self.add(k, ccw, segs, (free & -free).bit_length() - 1)
+
+    def solution(self) -> WavelengthsSolution:
+        src, dst = self.pairs.src, self.pairs.dst
+        paths = sorted((src[k], dst[k], int(ccw), wl) for k, ccw, _, wl in self.paths.values())
+        return WavelengthsSolution([Lightpath(i, j, DIRECTIONS[d], wl) for i, j, d, wl in paths])
+
+
+def _augment(state: _Schedule, *, evict: bool = False) -> None:
+    """Give one more lightpath to the slowest pair until the slowest pair cannot get one.
+
+    Without eviction, resources only shrink, so once the slowest pair is stuck the
+    objective is final. With ``evict``, a stuck slowest pair may take a wavelength from
+    lightpaths of pairs that stay strictly faster than it is now; each such move leaves
+    one pair fewer at the current maximum, so the loop ends.
+    """
+    size, count = state.pairs.size, state.count
+    heap = [(-size[k] / count[k], k) for k in range(len(count))]
+    heapq.heapify(heap)
+    while heap:
+        _, k = heapq.heappop(heap)
+        if state.place(k) is None and not (evict and _force(state, k, size[k] / count[k])):
+            break
+        heapq.heappush(heap, (-size[k] / count[k], k))
+
+
+def _relocate(state: _Schedule, k: int) -> bool:
+    """One more lightpath for pair k on a wavelength whose users can all move elsewhere.
+
+    For each arc of k and wavelength, the lightpaths in the way are lifted, k takes
+    the wavelength, and each lifted one is placed again (any fiber, lowest free
+    wavelength); if one cannot be, everything is put back as it was.
+    """
+    pairs = state.pairs
+    if state.tx[pairs.src[k]] >= state.w or state.rx[pairs.dst[k]] >= state.w:
+        return False
+    for ccw, segs in pairs.options[k]:
+        for wl in range(state.w):
+            blockers = sorted({state.owner.get((ccw, s, wl)) for s in segs} - {None})
+            lifted = [state.paths[pid] for pid in blockers]
+            if any(p == k for p, *_ in lifted):
+                continue
+            for pid in blockers:
+                state.remove(pid)
+            mine = state.add(k, ccw, segs, wl)
+            placed = []
+            for p, *_ in lifted:
+                pid = state.place(p)
+                if pid is None:
+                    break
+                placed.append(pid)
+            else:
+                return True
+            for pid in placed + [mine]:
+                state.remove(pid)
+            for path in lifted:
+                state.add(*path)
+    return False
+
+
+# Random orders tried, after the two fixed ones, before giving up on serving every pair.
+_COVER_RESTARTS = 30
+
+
+def _cover(instance: WavelengthsInstance, pairs: _Pairs, seed: int) -> _Schedule | None:
+    """A schedule that gives every demanded pair one lightpath, or None.
+
+    Pairs are placed one by one (lowest free wavelength, shorter fiber first, moving
+    lightpaths out of the way where that helps, :func:`_relocate`) in the greedy's own
+    order, largest transfer first; if that strands a pair, the most constrained first
+    (fewest directions, then longest arcs); then in seeded random orders. Serving
+    every pair is itself a ring colouring problem, NP-hard in general, hence restarts.
+    """
+    m = len(pairs)
+    rng = np.random.default_rng(seed)
+    orders = [sorted(range(m), key=lambda k: (-pairs.size[k], k)),
+              sorted(range(m), key=lambda k: (len(pairs.options[k]),
+                                               -min(len(s) for _, s in pairs.options[k]), k))]
+    for attempt in range(len(orders) + _COVER_RESTARTS):
+        order = orders[attempt] if attempt < len(orders) else rng.permutation(m).tolist()
+        state = _Schedule(instance, pairs)
+        if all(state.place(k) is not None or _relocate(state, k) for k in order):
+            return state
+    return None
+
+
+def greedy(instance: WavelengthsInstance, *, seed: int = 0) -> WavelengthsSolution | None:
+    """The greedy baseline: repeatedly give the slowest pair one more lightpath.
+
+    Every demanded pair first gets one lightpath, largest transfer first (ours, so
+    that tight instances are still served: lightpaths in the way are moved to other
+    wavelengths where they can be, and other orders are tried, see :func:`_cover`);
+    then the pair with the largest current transfer time ``T_ij / n_ij`` gets
+    another, on its shorter fiber if a wavelength is free along the whole arc there
+    (of two equally long ones, the one with more free), else on the other, always on
+    the lowest free wavelength and only while both ends have a free transceiver. It
+    stops when the slowest pair cannot get one more: the objective is then final.
+
+    Parameters
+    ----------
+    instance : WavelengthsInstance
+    seed : int
+        Seed of the random orders tried when the fixed ones cannot serve every pair.
+
+    Returns
+    -------
+    WavelengthsSolution or None
+        None when no order tried serves every demanded pair (the instance may still
+        be feasible: the ``milp`` method decides).
+
+    Raises
+    ------
+    InfeasibleInstance
+        When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof.
+
+    References
+    ----------
+    SiP-ML (SIGCOMM 2021) §3.3 states the objective; this baseline is ours.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.wavelengths import generate, check
+    >>> inst = generate(seed=2, nodes=8, wavelengths=4, max_hops=2)
+    >>> check(inst, greedy(inst)).feasible
+    True
+    """
+    require_feasible(instance)
+    state = _cover(instance, _Pairs(instance), seed)
+    if state is None:
+        return None
+    _augment(state)
+    return state.solution()
+
+
+def _round(flows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Randomized rounding: up with probability equal to the fractional part."""
+    base = np.floor(flows + 1e-9)
+    frac = np.clip(flows - base, 0.0, 1.0)
+    return (base + (rng.random(len(flows)) < frac)).astype(np.int64)
+
+
+def _victim(candidates, pair_of, count, size):
+    """The arc whose pair suffers least from losing a lightpath (one with spares first)."""
+    def harm(key):
+        k = pair_of[key]
+        return (count[k] <= 1, size[k] / (count[k] - 1) if count[k] > 1 else 0.0, key)
+    return min(candidates, key=harm)
+
+
+def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
+    """Remove lightpaths until no segment carries more than W and no node uses more than W
+    transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step)."""
+    w = instance.wavelengths
+    pair_of = [k for k, _ in keys]
+    count = [0] * len(pairs)
+    for key, a in enumerate(alloc):
+        count[pair_of[key]] += int(a)
+
+    def drop(key):
+        alloc[key] -= 1
+        count[pair_of[key]] -= 1
+        return key
+
+    for ccw in (False, True):
+        crossing: dict[int, list[int]] = {}
+        load = [0] * instance.nodes
+        for key, (k, d) in enumerate(keys):
+            if d == ccw:
+                for s in segs[key]:
+                    crossing.setdefault(s, []).append(key)
+                    load[s] += int(alloc[key])
+        for s in range(instance.nodes):
+            while load[s] > w:
+                key = drop(_victim([c for c in crossing[s] if alloc[c] > 0], pair_of, count,
+                                   pairs.size))
+                for t in segs[key]:
+                    load[t] -= 1
+    for ends in (pairs.src, pairs.dst):
+        by_node: dict[int, list[int]] = {}
+        for key, k in enumerate(pair_of):
+            by_node.setdefault(ends[k], []).append(key)
+        for node, members in by_node.items():
+            while sum(int(alloc[c]) for c in members) > w:
+                drop(_victim([c for c in members if alloc[c] > 0], pair_of, count, pairs.size))
+
+
+def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
+    """One more lightpath for pair k, evicting lightpaths of other pairs if need be.
+
+    Every pair that loses lightpaths must keep at least one and end strictly faster
+    than ``limit`` (per-lightpath bytes ``T/n``). Among all (direction, wavelength)
+    choices, take the one whose evictions leave the affected pairs fastest.
+    """
+    if state.place(k) is not None:
+        return True
+    pairs, count, size, owner = state.pairs, state.count, state.pairs.size, state.owner
+    best = None
+    for ccw, segs in pairs.options[k]:
+        for wl in range(state.w):
+            victims = {owner[ccw, s, wl] for s in segs if (ccw, s, wl) in owner}
+            for end, node, load, at in ((pairs.src, pairs.src[k], state.tx, state.sourced),
+                                        (pairs.dst, pairs.dst[k], state.rx, state.sunk)):
+                if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
+                    extra = [pid for pid in at[node]
+                             if state.paths[pid][0] != k and pid not in victims]
+                    if extra:
+                        victims.add(_least_harm(state, victims, extra))
+            lost: dict[int, int] = {}
+            for v in victims:
+                lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+            if k in lost or any(count[p] - m < 1 for p, m in lost.items()):
+                continue
+            harm = max((size[p] / (count[p] - m) for p, m in lost.items()), default=0.0)
+            if harm < limit and (best is None or harm < best[0]):
+                best = (harm, victims)
+    if best is None:
+        return False
+    for v in best[1]:
+        state.remove(v)
+    return state.place(k) is not None
+
+
+def _least_harm(state: _Schedule, victims, candidates) -> int:
+    """The candidate lightpath whose eviction (with ``victims``') leaves its pair
+    fastest; ties to the lowest id. Every lightpath of a pair harms it alike, so
+    only each pair's lowest id is weighed."""
+    lost: dict[int, int] = {}
+    for v in victims:
+        lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+    lowest: dict[int, int] = {}
+    for pid in candidates:
+        p = state.paths[pid][0]
+        if pid < lowest.get(p, pid + 1):
+            lowest[p] = pid
+
+    def harm(pid):
+        p = state.paths[pid][0]
+        left = state.count[p] - lost.get(p, 0) - 1
+        return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
+    return min(lowest.values(), key=harm)
+
+
+def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
+                 seed: int = 0, fill: bool = True, rounds: int = 8,
+                 deadline: float | None = None) -> WavelengthsSolution | None:
+    """The rounding half of SiP-ML's fast scheduler: fractional counts to a schedule.
+
+    Steps: randomized rounding of each pair's fractional lightpaths per fiber (up with
+    probability equal to the fraction; a pair left with none gets one on its
+    larger-flow fiber); repair — while a segment carries more than W lightpaths or a
+    node uses more than W transceivers, remove one from the pair that stays fastest;
+    first-fit wavelength assignment with continuity per fiber (:func:`first_fit`) —
+    lightpaths coloured beyond W are dropped; pairs left unserved are served by
+    evicting spare lightpaths of other pairs; finally (ours, ``fill``) leftover
+    wavelengths go to the slowest pair as in :func:`greedy`, and when the slowest pair
+    is stuck it may take a wavelength from pairs that stay faster than it. The rounding
+    is drawn ``rounds`` times and the schedule with the shortest longest transfer
+    (:func:`~fabricopt.problems.wavelengths.evaluate`) is kept, the usual way to make
+    randomized rounding reliable.
+
+    Parameters
+    ----------
+    instance : WavelengthsInstance
+    flows : mapping
+        ``{(src, dst, "cw" | "ccw"): lightpaths}``, fractional, e.g. the LP of
+        :func:`fabricopt.models.wavelengths.build_count` with ``integer=False``.
+        Arcs beyond ``max_hops`` or of pairs without traffic are ignored.
+    seed : int
+        Seed of the randomized rounding: same seed, same schedule.
+    fill : bool
+        Run the fill-up step; False stops after SiP-ML's own steps.
+    rounds : int
+        Independent roundings tried (>= 1); each costs a few milliseconds per hundred
+        pairs, next to the LP's tenths of a second.
+    deadline : float, optional
+        A ``time.perf_counter()`` value: no rounding starts after it, once one has
+        given a schedule (so ``rounds`` cannot outlast a time limit).
+
+    Returns
+    -------
+    WavelengthsSolution or None
+        None when some demanded pair could not be served.
+
+    Raises
+    ------
+    InfeasibleInstance
+        When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof.
+
+    Notes
+    -----
+    [R]'s version writes its rounded allocation nowhere and offsets ccw segments by
+    ``n - offset`` instead of ``n + offset`` (*Departures*, sipml-2.3); here arcs come from
+    :func:`~fabricopt.problems.wavelengths.arc`, the same map the checker uses.
+
+    Examples
+    --------
+    >>> from fabricopt.problems.wavelengths import WavelengthsInstance, evaluate
+    >>> inst = WavelengthsInstance(4, 2, 8.0, 1, [[0, 2e9, 0, 0], [0] * 4, [0] * 4, [0] * 4])
+    >>> sol = mcf_schedule(inst, {(0, 1, "cw"): 1.5}, seed=0)
+    >>> evaluate(inst, sol)   # rounding gave 1 or 2, the fill-up gives 2 in any case
+    1.0
+    """
+    require_feasible(instance)
+    pairs = _Pairs(instance)
+    keys, segs, values = [], [], []
+    for (i, j, direction), value in sorted(flows.items()):
+        k = pairs.index.get((i, j))
+        ccw = direction == "ccw"
+        for option_ccw, option_segs in pairs.options[k] if k is not None else ():
+            if option_ccw == ccw:
+                keys.append((k, ccw))
+                segs.append(option_segs)
+                values.append(max(float(value), 0.0))
+    rng = np.random.default_rng(seed)
+    best, best_time = None, math.inf
+    for _ in range(rounds):
+        if best is not None and deadline is not None and time.perf_counter() >= deadline:
+            break
+        alloc = _round(np.array(values, float), rng)
+        state = _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed)
+        if state is None:
+            continue
+        if fill:
+            _augment(state, evict=True)
+        time_s = _longest_transfer_s(instance, state)
+        if time_s < best_time:
+            best, best_time = state, time_s
+    return None if best is None else best.solution()
+
+
+def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> float:
+    """:func:`~fabricopt.problems.wavelengths.evaluate` of the schedule ``state`` holds,
+    from its per-pair counts (the same arithmetic, in the same row-major pair order),
+    without building its lightpaths: a round that is not kept costs no solution."""
+    if not len(state.count):
+        return 0.0
+    with np.errstate(divide="ignore"):
+        times = 8.0 * np.array(state.pairs.size) / (np.array(state.count, dtype=np.int64)
+                                                     * instance.wavelength_gbps * 1e9)
+    return float(times.max())
+
+
+def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Schedule | None:
+    """Repair rounded counts, colour them first-fit, serve the pairs left without."""
+    served = np.zeros(len(pairs), bool)
+    for key, (k, _) in enumerate(keys):
+        served[k] |= alloc[key] > 0
+    for k in np.flatnonzero(~served):  # a pair rounded to nothing: its larger-flow fiber
+        mine = [key for key, (p, _) in enumerate(keys) if p == k]
+        if mine:
+            alloc[max(mine, key=lambda key: (values[key], -key))] += 1
+    _repair(instance, pairs, keys, segs, alloc)
+    state = _Schedule(instance, pairs)
+    for ccw in (False, True):
+        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw for _ in range(alloc[key])]
+        colours = first_fit(instance.nodes, [segs[key][0] for key in arcs],
+                            [len(segs[key]) for key in arcs])
+        for key, colour in zip(arcs, colours):
+            if colour < instance.wavelengths:
+                state.add(keys[key][0], ccw, segs[key], colour)
+    unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
+    if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
+        return state
+    # The rounded schedule cannot be completed: start again from one that serves all.
+    return _cover(instance, pairs, seed)
