@@ -5,6 +5,8 @@ every input has arrived. When an op ends, each of its outputs bound for another 
 becomes a flow of its bytes; the flows in progress share the fabric's links max-min
 fairly (progressive filling, as the ``crux`` kind's simulator shares links), and
 their rates change only when a flow starts or ends, so time jumps from event to event.
+The event loop runs compiled (:mod:`fabricopt.fabrics._flows_kernel`); the Python loop
+here is its oracle, bit for bit (``step_s(..., backend="python")``).
 
 What a fabric's flows share is a :class:`Links`: capacities and, per GPU pair, the
 links a transfer crosses. One rule for every fabric:
@@ -339,11 +341,11 @@ class _Schedule:
             sizes = np.array([len(r) for r in routes], dtype=np.int64)
             lengths[c, moving] = sizes[which]
             flat = np.array([x for r in routes for x in r], dtype=np.int64)
-            starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-            # each moving output's route, in output order
-            take = (starts[which][:, None] + np.arange(int(sizes.max(initial=0)))[None, :])
-            keep = np.arange(int(sizes.max(initial=0)))[None, :] < sizes[which][:, None]
-            pieces.append(flat[take[keep]] if flat.size else flat)
+            starts = np.cumsum(sizes) - sizes
+            # each moving output's route, in output order: its pair's links
+            step = np.arange(int(sizes.max(initial=0)))[None, :]
+            take = starts[which][:, None] + step
+            pieces.append(flat[take[step < sizes[which][:, None]]] if flat.size else flat)
         route_ptr = np.zeros(len(bases) * m + 1, dtype=np.int64)
         route_ptr[1:] = np.cumsum(lengths.reshape(-1))
         route_idx = (np.concatenate(pieces) if pieces else np.zeros(0)).astype(np.int64)
