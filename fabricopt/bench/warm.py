@@ -53,8 +53,9 @@ def warm(kind: str) -> None:
 
 @functools.lru_cache(maxsize=None)
 def warm_fabrics() -> None:
-    """Load the cost model's compiled kernel: the critical path of a placed step, on
-    arrays of the types :mod:`fabricopt.fabrics.iteration` passes.
+    """Load the cost model's compiled kernels: the critical path of a placed step, on
+    arrays of the types :mod:`fabricopt.fabrics.iteration` passes, and the step with
+    its transfers as fluid flows (:func:`fabricopt.fabrics.flows.step_s`).
 
     Examples
     --------
@@ -63,9 +64,11 @@ def warm_fabrics() -> None:
     import numpy as np
 
     from fabricopt.fabrics._path_kernel import longest_path_s
+    from fabricopt.fabrics.flows import port_links, step_s
 
     longest_path_s(1, np.zeros(1, dtype=np.int64), np.zeros(1), np.zeros(2, dtype=np.int64),
                    np.zeros(0, dtype=np.int64), np.zeros((0, 1)))
+    step_s([("a", 1.0), ("b", 1.0)], [("a", "b", 1.0)], {"a": 0, "b": 1}, 2, 1, port_links(2, 8.0))
 
 
 def warm_all() -> None:

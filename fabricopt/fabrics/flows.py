@@ -5,6 +5,8 @@ every input has arrived. When an op ends, each of its outputs bound for another 
 becomes a flow of its bytes; the flows in progress share the fabric's links max-min
 fairly (progressive filling, as the ``crux`` kind's simulator shares links), and
 their rates change only when a flow starts or ends, so time jumps from event to event.
+The event loop runs compiled (:mod:`fabricopt.fabrics._flows_kernel`); the Python loop
+here is its oracle, bit for bit (``step_s(..., backend="python")``).
 
 What a fabric's flows share is a :class:`Links`: capacities and, per GPU pair, the
 links a transfer crosses. One rule for every fabric:
@@ -39,6 +41,8 @@ from typing import Callable, Hashable
 
 import numpy as np
 
+from fabricopt.errors import InvalidArgument
+from fabricopt.fabrics import _flows_kernel
 
 __all__ = ["Links", "pair_links", "port_links", "step_s"]
 
@@ -139,9 +143,10 @@ def port_links(nodes: int, gbps: float, group: np.ndarray | None = None,
 
 
 _SHARED = object()
+_BACKENDS = ("compiled", "python")
 
 
-def step_s(ops, deps, gpu: dict, k: int, l: int, links: Links) -> float:
+def step_s(ops, deps, gpu: dict, k: int, l: int, links: Links, backend: str = "compiled") -> float:
     """The model-parallel step of ``l`` groups of ``k`` GPUs, each running the same
     placement, with its cross-GPU transfers as fluid flows on ``links``.
 
@@ -154,6 +159,10 @@ def step_s(ops, deps, gpu: dict, k: int, l: int, links: Links) -> float:
         Op id -> GPU in 0..k-1 of its group; group g uses GPUs ``g*k .. g*k+k-1``.
     k, l : int
     links : Links
+    backend : {"compiled", "python"}
+        Who simulates the flows: the compiled event loop
+        (:mod:`fabricopt.fabrics._flows_kernel`) or the Python one, its oracle; both
+        give bit-for-bit the same step.
 
     Returns
     -------
@@ -174,9 +183,12 @@ def step_s(ops, deps, gpu: dict, k: int, l: int, links: Links) -> float:
     >>> step_s(ops, deps, where, 3, 1, pair_links(np.full((3, 3), 8.0)))
     3.0
     """
+    if backend not in _BACKENDS:
+        raise InvalidArgument(f"backend: {backend!r} is not one of {sorted(_BACKENDS)}")
     if not ops:
         return 0.0
     schedule = _Schedule(ops, deps, gpu, k)
+    run = schedule.run if backend == "python" else schedule.run_compiled
     if not schedule.crossing:
         return schedule.alone_s()
     worst, groups = 0.0, range(l)
@@ -194,9 +206,9 @@ def step_s(ops, deps, gpu: dict, k: int, l: int, links: Links) -> float:
                 if key in seen:
                     continue
                 seen.add(key)
-                worst = max(worst, schedule.run([g * k], links))
+                worst = max(worst, run([g * k], links))
             return worst
-    return max(worst, schedule.run([g * k for g in range(l)], links))
+    return max(worst, run([g * k for g in range(l)], links))
 
 
 class _Schedule:
@@ -214,6 +226,8 @@ class _Schedule:
         self.inputs = [0] * self.n
         self.outputs = [[] for _ in range(self.n)]
         self.crossing = False
+        self._arrays = None
+        self._pairs = None
         for src, dst, nbytes in deps:
             s, d = index[src], index[dst]
             self.inputs[d] += 1
@@ -282,6 +296,63 @@ class _Schedule:
             shared = ((begin[1:] < finish[:-1] - _OVERLAP_RTOL * span).any(axis=0)
                       | ~np.isfinite(finish).all(axis=0))
         return end.max(axis=0), shared
+
+    def arrays(self) -> tuple:
+        """The schedule as the compiled loop's arrays (built once)."""
+        if self._arrays is None:
+            n, k = self.n, self.k
+            gpu = np.array(self.gpu, dtype=np.int64).reshape(n)
+            order_ptr = np.zeros(k + 1, dtype=np.int64)
+            order_ptr[1:] = np.cumsum([len(o) for o in self.order])
+            order_idx = np.array([op for o in self.order for op in o], dtype=np.int64).reshape(n)
+            out_ptr = np.zeros(n + 1, dtype=np.int64)
+            out_ptr[1:] = np.cumsum([len(o) for o in self.outputs])
+            out_dst = np.array([d for o in self.outputs for d, _ in o], dtype=np.int64)
+            out_bits = np.array([b for o in self.outputs for _, b in o], dtype=float)
+            out_src = np.repeat(np.arange(n, dtype=np.int64), np.diff(out_ptr))
+            self._arrays = (np.array(self.compute, dtype=float).reshape(n), gpu, order_ptr,
+                            order_idx, np.array(self.inputs, dtype=np.int64).reshape(n),
+                            out_ptr, out_dst.reshape(-1), out_bits.reshape(-1),
+                            out_src.reshape(-1))
+        return self._arrays
+
+    def pairs(self) -> tuple:
+        """The outputs that move bytes, the distinct GPU pairs they join (``2 x p``),
+        and each such output's pair."""
+        if self._pairs is None:
+            _, gpu, _, _, _, _, out_dst, out_bits, out_src = self.arrays()
+            moving = np.flatnonzero(out_bits != 0.0)
+            code = gpu[out_src[moving]] * self.k + gpu[out_dst[moving]]
+            distinct, which = np.unique(code, return_inverse=True)
+            self._pairs = (moving, np.stack([distinct // self.k, distinct % self.k]),
+                           np.asarray(which).reshape(-1))
+        return self._pairs
+
+    def run_compiled(self, bases: list[int], links: Links) -> float:
+        """:meth:`run`, by the compiled event loop."""
+        compute, gpu, order_ptr, order_idx, inputs, out_ptr, out_dst, out_bits, out_src = \
+            self.arrays()
+        moving, pairs, which = self.pairs()
+        m = out_dst.shape[0]
+        lengths = np.zeros((len(bases), m), dtype=np.int64)
+        pieces = []
+        for c, base in enumerate(bases):
+            routes = [links.route(base + int(i), base + int(j)) for i, j in pairs.T]
+            sizes = np.array([len(r) for r in routes], dtype=np.int64)
+            lengths[c, moving] = sizes[which]
+            flat = np.array([x for r in routes for x in r], dtype=np.int64)
+            starts = np.cumsum(sizes) - sizes
+            # each moving output's route, in output order: its pair's links
+            step = np.arange(int(sizes.max(initial=0)))[None, :]
+            take = starts[which][:, None] + step
+            pieces.append(flat[take[step < sizes[which][:, None]]] if flat.size else flat)
+        route_ptr = np.zeros(len(bases) * m + 1, dtype=np.int64)
+        route_ptr[1:] = np.cumsum(lengths.reshape(-1))
+        route_idx = (np.concatenate(pieces) if pieces else np.zeros(0)).astype(np.int64)
+        capacity = np.ascontiguousarray(links.capacity_gbps, dtype=float)
+        return float(_flows_kernel.run_groups(
+            self.k, len(bases), compute, gpu, order_ptr, order_idx, inputs, out_ptr,
+            out_dst, out_bits, route_ptr, route_idx, capacity))
 
     def run(self, bases: list[int], links: Links) -> float:
         """Simulate the groups starting at GPUs ``bases`` together on ``links``."""

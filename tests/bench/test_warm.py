@@ -39,6 +39,7 @@ def test_warm_all_loads_every_compiled_kernel_of_the_package():
     assert done.returncode == 0, done.stderr
     kernels = json.loads(done.stdout)
     assert "fabricopt.problems._simkernel.run_component" in kernels
+    assert "fabricopt.fabrics._flows_kernel.run_groups" in kernels
     assert any(".placement." in name for name in kernels)
     cold = sorted(name for name, signatures in kernels.items() if not signatures)
     assert cold == [], f"not loaded by warm_all (add a call to WARM_UPS): {cold}"
