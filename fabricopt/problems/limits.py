@@ -18,6 +18,7 @@ kind                 field                       maximum
 circuits             ``switches``                1,024
 wavelengths          ``wavelengths``             1,024
 topology             ``degree``                  1,024
+topology             ``servers``                 2**20
 placement            ``gpus``, ``max_peers``     4,096
 priorities, crux     ``levels``                  1,024
 crux                 ``jobs[k].gpus``            2**24
@@ -46,7 +47,7 @@ from fabricopt.errors import InvalidInstance
 from fabricopt.problems._validate import shown
 
 __all__ = ["MAX_SWITCHES", "MAX_WAVELENGTHS", "MAX_DEGREE", "MAX_GPUS", "MAX_LEVELS",
-           "MAX_JOB_GPUS", "MAX_INDEX", "MAX_GENERATED_SIDE", "MAX_GENERATED_COUNT",
+           "MAX_JOB_GPUS", "MAX_SERVERS", "MAX_INDEX", "MAX_GENERATED_SIDE", "MAX_GENERATED_COUNT",
            "MAX_DERIVED", "LIMITS", "check_magnitude", "check_rate", "check_transfer",
            "check_traffic"]
 
@@ -56,6 +57,9 @@ MAX_DEGREE = 1024
 MAX_GPUS = 4096
 MAX_LEVELS = 1024
 MAX_JOB_GPUS = 2 ** 24
+#: Most servers of a topology instance: with sparse traffic the count is not bounded by
+#: the file, and every method holds arrays of one entry per server.
+MAX_SERVERS = 2 ** 20
 #: Largest integer a solution may hold (a GPU, node, server, wavelength, link count,
 #: level or path index): every real one is far smaller, and sums of them stay inside
 #: int64 where ``check`` counts them with numpy.

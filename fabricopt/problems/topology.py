@@ -28,8 +28,8 @@ import numpy as np
 
 from fabricopt.errors import InvalidInstance, InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
-from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, check_traffic,
-                                       check_transfer)
+from fabricopt.problems.limits import (MAX_DEGREE, MAX_GENERATED_SIDE, MAX_INDEX, MAX_SERVERS,
+                                       check_traffic, check_transfer)
 from fabricopt.problems.tolerances import FEASIBILITY_RTOL
 from fabricopt.problems._validate import (MIN_MAGNITUDE, as_float, as_int, as_list, as_matrix,
                                           fail, matrix_array, reject_unknown_keys, require)
@@ -177,7 +177,7 @@ class TopologyInstance:
 
     def __post_init__(self):
         set_ = object.__setattr__
-        n = as_int("servers", self.servers, minimum=2, maximum=MAX_INDEX)
+        n = as_int("servers", self.servers, minimum=2, maximum=MAX_SERVERS)
         set_(self, "servers", n)
         set_(self, "degree", as_int("degree", self.degree, minimum=1, maximum=MAX_DEGREE))
         set_(self, "link_gbps", as_float("link_gbps", self.link_gbps, positive=True))

@@ -261,3 +261,25 @@ def test_routes_of_arrays_name_an_invalid_value_as_the_objects_do(route, message
     from fabricopt.problems.topology import RouteArrays, routes_of_arrays
     with pytest.raises(InvalidSolution, match=message):
         routes_of_arrays(RouteArrays.from_routes([route]))
+
+
+def test_servers_have_a_documented_maximum_even_with_sparse_traffic():
+    # sparse traffic does not bound the server count by the file's size, and every
+    # method holds per-server arrays: 10**9 servers would need gigabytes before any work
+    from fabricopt.problems import instance_from_dict
+    from fabricopt.problems.limits import MAX_SERVERS
+
+    assert "``servers``                 2**20" in limits_doc()
+    data = {"problem": "topology", "servers": MAX_SERVERS + 1, "degree": 2,
+            "link_gbps": 100.0, "allreduce": [],
+            "traffic_bytes": {"src": [0], "dst": [1], "bytes": [1e9]}}
+    for servers in (MAX_SERVERS + 1, 10 ** 9):
+        with pytest.raises(InvalidInstance, match=rf"^servers = {servers}: must be <= {MAX_SERVERS}$"):
+            instance_from_dict({**data, "servers": servers})
+    assert instance_from_dict({**data, "servers": MAX_SERVERS}).servers == MAX_SERVERS
+
+
+def limits_doc() -> str:
+    from fabricopt.problems import limits
+
+    return limits.__doc__
