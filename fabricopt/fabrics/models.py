@@ -51,8 +51,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
+from fabricopt.bounds.wavelengths import count_bound
 from fabricopt.problems import instance_from_dict, kinds
 from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
+from fabricopt.problems.wavelengths import WavelengthsInstance
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.methods import methods, solve
 from fabricopt.fabrics.flows import Links, pair_links, port_links
@@ -212,6 +214,17 @@ class Fabric(abc.ABC):
     @abc.abstractmethod
     def allocate(self, traffic) -> Allocation:
         """The per-pair rates the fabric gives ``traffic`` and its delivery time."""
+
+    def comm_lower_bound_s(self, traffic) -> float:
+        """No configuration of this fabric delivers ``traffic`` sooner: a lower bound on
+        ``allocate(traffic).comm_time_s`` that costs much less than :meth:`allocate`
+        (a search skips pricing a placement this bound already rules out).
+
+        0 here: the fabrics without a configuration problem of their own know none
+        beyond the port bound, which :func:`~fabricopt.fabrics.iteration.lower_bound_s`
+        applies to every fabric.
+        """
+        return 0.0
 
     def comm_time(self, traffic) -> float:
         """Seconds to deliver ``traffic`` (a Traffic or an N x N byte matrix) at once."""
@@ -704,6 +717,27 @@ class SipRing(Fabric):
             raise InfeasibleInstance(f"{self.label}: GPUs {a} and {b} are {int(hops[far[0]])} "
                                      f"hops apart both ways round, beyond max_hops = "
                                      f"{self.max_hops}")
+
+    def comm_lower_bound_s(self, traffic) -> float:
+        """SiP-ML's count relaxation of the wavelengths problem (its optimum bounds
+        every schedule's longest transfer, ``count_bound``) over the duty cycle;
+        ``inf`` where no lightpaths can carry the traffic.
+
+        Examples
+        --------
+        >>> ring = SipRing(wavelengths=2, wavelength_gbps=8.0)
+        >>> t = [[0, 2e9, 0], [0, 0, 0], [0, 0, 0]]
+        >>> ring.comm_lower_bound_s(t) <= ring.allocate(t).comm_time_s
+        True
+        """
+        t = as_traffic(traffic)
+        if _idle(t) is not None:
+            return 0.0
+        spec = self._instance(t)
+        instance = WavelengthsInstance(spec["nodes"], spec["wavelengths"],
+                                       spec["wavelength_gbps"], spec["max_hops"],
+                                       spec["traffic_bytes"])
+        return count_bound(instance) / self.duty_cycle
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)

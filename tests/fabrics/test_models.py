@@ -95,6 +95,32 @@ def test_no_fabric_beats_the_port_bound_and_elect_flat_attains_it(traffic, b):
 
 
 @settings(max_examples=30)
+@given(traffics(), st.sampled_from([25.0, 400.0]), st.sampled_from([1e-12, 1.0, 1e12]),
+       st.integers(1, 7))
+def test_no_configuration_delivers_sooner_than_the_fabric_s_own_bound(traffic, b, scale, hops):
+    scaled = Traffic(traffic.matrix_bytes * scale,
+                     [{"members": list(g.members), "bytes": g.bytes * scale}
+                      for g in traffic.allreduce])
+    fabrics = available_fabrics(b, traffic.nodes) + [SipRing(2, b / 2, max_hops=hops)]
+    for fabric in fabrics:
+        bound = fabric.comm_lower_bound_s(scaled)
+        try:
+            comm = fabric.comm_time(scaled)
+        except InfeasibleInstance:      # a ring that cannot reach or carry every pair
+            assert isinstance(fabric, SipRing)
+            continue
+        assert 0.0 <= bound <= comm * (1 + 1e-9), fabric
+        if isinstance(fabric, SipRing) and scaled.total_matrix().any():
+            # no GPU sends or receives more than its W transceivers carry: the port bound
+            port = port_bound_s(scaled, fabric.per_node_gbps) / fabric.duty_cycle
+            assert bound >= port * (1 - 1e-9), fabric
+    # a pair beyond reach both ways round: no schedule, and the bound says so
+    far = np.zeros((10, 10))
+    far[0, 5] = 1.0
+    assert SipRing(4, max_hops=4).comm_lower_bound_s(far) == float("inf")
+
+
+@settings(max_examples=30)
 @given(traffics(), st.sampled_from([25.0, 400.0]))
 def test_concurrent_transfers_share_ports_and_packet_switches_never_beat_elect_flat(traffic, b):
     # Model-parallel transfers share ports among themselves, then the AllReduce's hops
