@@ -238,13 +238,12 @@ def _counts_array(instance: CircuitsInstance, counts) -> np.ndarray:
                      InvalidSolution)
         a = a.astype(float)
     if a.dtype.kind == "f":
-        bad = ~(np.isfinite(a) & (a == np.floor(a)))
+        bad = ~(np.isfinite(a) & (a == np.floor(a))) | (a < 0)
     elif a.dtype.kind in "iu":
-        bad = np.zeros(a.shape, dtype=bool)
+        bad = a < 0
     else:   # bools, strings: not counts
         fail("counts", counts, f"must be an N x N matrix of integers (N = {n} GPUs), "
                                f"not of {a.dtype}", InvalidSolution)
-    bad |= a < 0
     if bad.any():
         i, j = (int(k) for k in np.argwhere(bad)[0])
         value = a[i, j].item()
@@ -287,12 +286,12 @@ def check_counts(instance: CircuitsInstance, counts) -> CheckResult:
     """
     c = _counts_array(instance, counts)
     q = instance.switches
-    over = np.argwhere(c > q)
-    if len(over):   # checked first: below Q + 1 the sums cannot overflow
-        i, j = (int(k) for k in over[0])
+    over = c > q
+    if over.any():   # checked first: below Q + 1 the sums cannot overflow
+        i, j = (int(k) for k in np.argwhere(over)[0])
         return CheckResult.violated(f"counts[{i}][{j}] = {c[i, j].item()!r}: more circuits than "
                                     f"GPU {i}'s {q} ports (switches = {q})")
-    c = c.astype(np.int64)
+    c = c.astype(np.int64, copy=False)
     diagonal = np.flatnonzero(np.diagonal(c))
     if len(diagonal):
         i = int(diagonal[0])
