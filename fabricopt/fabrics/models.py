@@ -83,7 +83,8 @@ class Allocation:
     rings : tuple of (order, share, bytes)
         The AllReduce rings: node order, share of the group's bytes, the group's bytes.
     result : Result or None
-        The solver result that configured the fabric, if a solver did.
+        The solver result that configured the fabric, if a solver did (on SiP-OCS
+        priced from circuit counts, without its ``solution``: see :class:`SipOcs`).
     ring_gbps : numpy.ndarray or None
         Rates of the AllReduce's hops when they differ from ``pair_gbps``: a packet
         switch shares its ports during the AllReduce among the ring transfers alone,
