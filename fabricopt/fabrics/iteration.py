@@ -332,14 +332,9 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                 f"use k = 1 (pure data parallelism)")
     instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
                          link_gbps=fabric.per_node_gbps)
-    # the placement and its makespan, without the bounds on the placement's optimum
-    # that solve adds and that no part of the cost model reads
-    try:
-        from fabricopt.methods.placement import unbounded_result
-    except ImportError:              # a placement kind without the shipped methods
-        result = solve(instance, method, seed=seed, time_limit=time_limit)
-    else:
-        result = unbounded_result(instance, method, seed=seed, time_limit=time_limit)
+    # the placement and its makespan, without the bounds on the placement's optimum,
+    # which no part of the cost model reads
+    result = solve(instance, method, seed=seed, time_limit=time_limit, bound=False)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
