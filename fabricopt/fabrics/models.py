@@ -52,7 +52,7 @@ import numpy as np
 
 from fabricopt.errors import InfeasibleInstance, InvalidSolution, SolverFailure, SolverUnavailable
 from fabricopt.bounds.wavelengths import count_bound
-from fabricopt.problems import CheckResult, instance_from_dict, kinds
+from fabricopt.problems import CheckResult, kinds
 from fabricopt.problems.circuits import (CircuitsInstance, check_counts, circuit_counts,
                                          evaluate_counts)
 from fabricopt.problems.wavelengths import WavelengthsInstance

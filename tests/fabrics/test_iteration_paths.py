@@ -10,7 +10,6 @@ from fabricopt import InfeasibleInstance
 from fabricopt.fabrics.iteration import (_balanced, _critical_path_python, _critical_path_s,
                                          _plan_from_solution, lower_bound_s, iteration_time,
                                          place, plan_from_placement)
-from fabricopt.fabrics.models import ElectFlat, SipOcs, SipRing
 from fabricopt.fabrics.workloads import get_workload
 from fabricopt.methods import solve
 from fabricopt.problems.placement import generate
