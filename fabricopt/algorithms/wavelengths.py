@@ -21,11 +21,13 @@ import heapq
 import math
 import time
 from functools import reduce
+from itertools import chain
 from operator import or_
 from typing import Mapping
 
 import numpy as np
 
+from fabricopt.algorithms._eviction_kernel import best_eviction
 from fabricopt.algorithms._first_fit_kernel import colour_line
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible,
@@ -150,13 +152,20 @@ class _Pairs:
                     found.append((h, ccw, tuple((first + t) % n for t in range(h))))
             self.options.append([(ccw, segs) for _, ccw, segs in sorted(found)])
         self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
+        # The same as arrays, for the compiled eviction search.
+        self.src_array = np.asarray(self.src, np.int64)
+        self.dst_array = np.asarray(self.dst, np.int64)
+        self.size_array = np.asarray(self.size, np.float64)
+        self.option_arrays = [[(ccw, np.asarray(segs, np.int64)) for ccw, segs in options]
+                              for options in self.options]
 
     def __len__(self) -> int:
         return len(self.src)
 
 
 class _Schedule:
-    """Lightpaths placed so far, with a bitmask of busy wavelengths per (fiber, segment)."""
+    """Lightpaths placed so far, with a bitmask of busy wavelengths per (fiber, segment)
+    and the id of the lightpath holding each (fiber, segment, wavelength)."""
 
     def __init__(self, instance: WavelengthsInstance, pairs: _Pairs):
         n, w = instance.nodes, instance.wavelengths
@@ -167,46 +176,49 @@ class _Schedule:
         self.rx = [0] * n
         self.pairs = pairs
         self.count = [0] * len(pairs)
+        self.count_array = np.zeros(len(pairs), np.int64)   # ``count``, for compiled code
         self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
-        # Who holds what, for the eviction and relocation steps only; built on first
-        # use, from the lightpaths themselves (most rounds get there, but only once).
-        self._owner: dict[tuple[bool, int, int], int] | None = None
+        #: [ccw, segment, wavelength] -> id of the lightpath using it, -1 where free.
+        self.owner = np.full((2, n, w), -1, np.int64)
+        #: The pair of each lightpath id (ids are never reused; grown as ids are handed out).
+        self.pid_pair = np.zeros(max(16, len(pairs)), np.int64)
+        # Who holds what at each node, for the eviction step only; built on first use,
+        # from the lightpaths themselves (most rounds get there, but only once).
         self._sourced: list[set] | None = None
         self._sunk: list[set] | None = None
         self._next_id = 0
 
     def _index(self) -> None:
         n = len(self.tx)
-        items = self.paths.items()
-        owner = {(ccw, s, wl): pid for pid, (_, ccw, segs, wl) in items for s in segs}
         sourced: list[set] = [set() for _ in range(n)]
         sunk: list[set] = [set() for _ in range(n)]
         src, dst = self.pairs.src, self.pairs.dst
-        for pid, (k, _, _, _) in items:
+        for pid, (k, _, _, _) in self.paths.items():
             sourced[src[k]].add(pid)
             sunk[dst[k]].add(pid)
-        self._owner, self._sourced, self._sunk = owner, sourced, sunk
-
-    @property
-    def owner(self) -> dict[tuple[bool, int, int], int]:
-        """(ccw, segment, wavelength) -> id of the lightpath using it."""
-        if self._owner is None:
-            self._index()
-        return self._owner
+        self._sourced, self._sunk = sourced, sunk
 
     @property
     def sourced(self) -> list[set]:
         """Per node, the ids of the lightpaths it sources (eviction looks them up)."""
-        if self._owner is None:
+        if self._sourced is None:
             self._index()
         return self._sourced
 
     @property
     def sunk(self) -> list[set]:
         """Per node, the ids of the lightpaths it sinks."""
-        if self._owner is None:
+        if self._sourced is None:
             self._index()
         return self._sunk
+
+    def _reserve(self, ids: int) -> None:
+        """Room in :attr:`pid_pair` for ``ids`` more lightpath ids."""
+        need = self._next_id + ids
+        if need > len(self.pid_pair):
+            grown = np.zeros(max(need, 2 * len(self.pid_pair)), np.int64)
+            grown[:self._next_id] = self.pid_pair[:self._next_id]
+            self.pid_pair = grown
 
     def free(self, ccw: bool, segs) -> int:
         used = self.used[ccw]
@@ -227,27 +239,36 @@ class _Schedule:
         self.tx[self.pairs.src[k]] += 1
         self.rx[self.pairs.dst[k]] += 1
         self.count[k] += 1
+        self.count_array[k] += 1
         pid = self._next_id
+        self._reserve(1)
+        self.pid_pair[pid] = k
         self.paths[pid] = (k, ccw, segs, wl)
-        if self._owner is not None:
+        self.owner[int(ccw), list(segs), wl] = pid
+        if self._sourced is not None:
             self._sourced[self.pairs.src[k]].add(pid)
             self._sunk[self.pairs.dst[k]].add(pid)
-            for s in segs:
-                self._owner[ccw, s, wl] = pid
         self._next_id += 1
         return pid
 
     def record_all(self, ks: list, ccw: bool, segss: list, wls: list) -> None:
         """:meth:`record` of every (ks[i], ccw, segss[i], wls[i]), in order, at once."""
         start = self._next_id
-        self.paths.update(zip(range(start, start + len(ks)),
-                              zip(ks, [ccw] * len(ks), segss, wls)))
-        self._next_id += len(ks)
-        self._owner = self._sourced = self._sunk = None   # rebuilt when next needed
+        m = len(ks)
+        self._reserve(m)
+        self.pid_pair[start:start + m] = ks
+        self.paths.update(zip(range(start, start + m), zip(ks, [ccw] * m, segss, wls)))
+        hops = np.fromiter(map(len, segss), np.int64, m)
+        self.owner[int(ccw), np.fromiter(chain.from_iterable(segss), np.int64, int(hops.sum())),
+                   np.repeat(np.asarray(wls, np.int64), hops)] = np.repeat(
+                       np.arange(start, start + m, dtype=np.int64), hops)
+        self._next_id += m
+        self._sourced = self._sunk = None   # rebuilt when next needed
         for total, ends in ((self.tx, self.pairs.src), (self.rx, self.pairs.dst),
                             (self.count, range(len(self.count)))):
             add = np.bincount(np.asarray(ends, np.int64)[ks], minlength=len(total))
             total[:] = (np.asarray(total, np.int64) + add).tolist()
+        self.count_array[:] = self.count
 
     def remove(self, pid: int) -> None:
         k, ccw, segs, wl = self.paths.pop(pid)
@@ -255,14 +276,14 @@ class _Schedule:
         used = self.used[ccw]
         for s in segs:
             used[s] &= keep
-        if self._owner is not None:
-            for s in segs:
-                del self._owner[ccw, s, wl]
+        self.owner[int(ccw), list(segs), wl] = -1
+        if self._sourced is not None:
             self._sourced[self.pairs.src[k]].discard(pid)
             self._sunk[self.pairs.dst[k]].discard(pid)
         self.tx[self.pairs.src[k]] -= 1
         self.rx[self.pairs.dst[k]] -= 1
         self.count[k] -= 1
+        self.count_array[k] -= 1
 
     def place(self, k: int) -> int | None:
         """One more lightpath for pair k on the lowest free wavelength: on the shorter
@@ -317,7 +338,7 @@ def _relocate(state: _Schedule, k: int) -> bool:
         return False
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
-            blockers = sorted({state.owner.get((ccw, s, wl)) for s in segs} - {None})
+            blockers = sorted(set(state.owner[int(ccw), list(segs), wl].tolist()) - {-1})
             lifted = [state.paths[pid] for pid in blockers]
             if any(p == k for p, *_ in lifted):
                 continue
@@ -469,26 +490,45 @@ def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
     alloc[:] = counts
 
 
-def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
+def _force(state: _Schedule, k: int, limit: float = float("inf"), *,
+           compiled: bool = True) -> bool:
     """One more lightpath for pair k, evicting lightpaths of other pairs if need be.
 
     Every pair that loses lightpaths must keep at least one and end strictly faster
     than ``limit`` (per-lightpath bytes ``T/n``). Among all (direction, wavelength)
-    choices, take the one whose evictions leave the affected pairs fastest.
+    choices, take the one whose evictions leave the affected pairs fastest (ties: the
+    earlier arc of k, then the lower wavelength). ``compiled=False`` weighs them in
+    Python (the reference of the compiled search).
     """
     if state.place(k) is not None:
         return True
-    pairs, count, size, owner_of = state.pairs, state.count, state.pairs.size, state.owner.get
-    best = None
-    # Per end of k: the lightpaths of other pairs at that node (the sets do not change
-    # while the choices are weighed).
-    ends = [(end, end[k], load, [pid for pid in at[end[k]] if state.paths[pid][0] != k])
+    victims = (_eviction_compiled if compiled else _eviction_python)(state, k, limit)
+    if victims is None:
+        return False
+    for v in victims:
+        state.remove(v)
+    return state.place(k) is not None
+
+
+def _others(state: _Schedule, k: int) -> list:
+    """Per end of pair k (source, then destination): that end's node, its transceivers
+    in use, and the ids of the lightpaths of other pairs it sources (sinks)."""
+    pairs = state.pairs
+    return [(end, end[k], load, [pid for pid in at[end[k]] if state.paths[pid][0] != k])
             for end, load, at in ((pairs.src, state.tx, state.sourced),
                                   (pairs.dst, state.rx, state.sunk))]
+
+
+def _eviction_python(state: _Schedule, k: int, limit: float):
+    """The lightpaths :func:`_force` evicts for pair k, or None when no choice qualifies."""
+    pairs, count, size = state.pairs, state.count, state.pairs.size
+    best = None
+    ends = _others(state, k)   # the sets do not change while the choices are weighed
     for ccw, segs in pairs.options[k]:
+        column = state.owner[int(ccw), list(segs)]
         for wl in range(state.w):
-            victims = {owner_of((ccw, s, wl)) for s in segs}
-            victims.discard(None)
+            victims = set(column[:, wl].tolist())
+            victims.discard(-1)
             for end, node, load, others in ends:
                 if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
                     extra = [pid for pid in others if pid not in victims]
@@ -502,11 +542,33 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
             harm = max((size[p] / (count[p] - m) for p, m in lost.items()), default=0.0)
             if harm < limit and (best is None or harm < best[0]):
                 best = (harm, victims)
-    if best is None:
-        return False
-    for v in best[1]:
-        state.remove(v)
-    return state.place(k) is not None
+    return None if best is None else best[1]
+
+
+def _eviction_compiled(state: _Schedule, k: int, limit: float):
+    """:func:`_eviction_python` by the compiled kernel, arc by arc of k."""
+    pairs, w = state.pairs, state.w
+    src, dst = pairs.src[k], pairs.dst[k]
+    src_load, dst_load = state.tx[src], state.rx[dst]
+    # The lightpaths at an end are weighed only when all its transceivers are busy.
+    src_others = dst_others = _NO_IDS
+    if src_load >= w or dst_load >= w:
+        (_, _, _, at_src), (_, _, _, at_dst) = _others(state, k)
+        src_others = np.array(at_src if src_load >= w else (), np.int64)
+        dst_others = np.array(at_dst if dst_load >= w else (), np.int64)
+    count = state.count_array
+    best = None
+    for ccw, segs in pairs.option_arrays[k]:
+        wl, harm, victims = best_eviction(
+            state.owner[int(ccw)], segs, state.pid_pair, pairs.src_array, pairs.dst_array,
+            count, pairs.size_array, k, src_load, dst_load, src_others, dst_others, w,
+            float(limit))
+        if wl >= 0 and (best is None or harm < best[0]):
+            best = (harm, victims.tolist())
+    return None if best is None else best[1]
+
+
+_NO_IDS = np.zeros(0, np.int64)
 
 
 def _least_harm(state: _Schedule, victims, candidates) -> int:
