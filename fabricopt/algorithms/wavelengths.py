@@ -449,44 +449,93 @@ def _victim(candidates, pair_of, count, size):
     return min(candidates, key=harm)
 
 
-def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
+class _Arcs:
+    """The arcs the rounding sizes: one per (pair, fiber) the flows name, in the flows'
+    sorted order (the order every tie of the rounding steps falls back on), with what
+    the repair looks up round after round."""
+
+    def __init__(self, instance: WavelengthsInstance, pairs: _Pairs, flows: Mapping):
+        self.keys, self.segs, self.values = [], [], []
+        for (i, j, direction), value in sorted(flows.items()):
+            k = pairs.index.get((i, j))
+            ccw = direction == "ccw"
+            for option_ccw, option_segs in pairs.options[k] if k is not None else ():
+                if option_ccw == ccw:
+                    self.keys.append((k, ccw))
+                    self.segs.append(option_segs)
+                    self.values.append(max(float(value), 0.0))
+        n, m = instance.nodes, len(self.keys)
+        self.pair_of = [k for k, _ in self.keys]
+        self.pair_array = np.asarray(self.pair_of, np.int64)
+        self.ccw = np.fromiter((d for _, d in self.keys), bool, m)
+        self.first = np.fromiter((s[0] for s in self.segs), np.int64, m)
+        self.hops = np.fromiter(map(len, self.segs), np.int64, m)
+        # Per fiber, the arcs crossing each segment, in key order: a CSR of (segment, key).
+        self.crossing = []
+        for ccw in (False, True):
+            mine = np.flatnonzero(self.ccw == ccw)
+            key = np.repeat(mine, self.hops[mine])
+            segment = (self.first[key] + np.arange(len(key))
+                       - np.repeat(np.cumsum(self.hops[mine]) - self.hops[mine],
+                                   self.hops[mine])) % n
+            order = np.argsort(segment, kind="stable")
+            start = np.searchsorted(segment[order], np.arange(n + 1))
+            self.crossing.append((segment, key, key[order], start))
+        # Per end (source, destination): the nodes in order of their first arc, each
+        # with its arcs in key order.
+        self.at_node = []
+        for ends in (pairs.src, pairs.dst):
+            end = np.asarray(ends, np.int64)[self.pair_array] if m else np.zeros(0, np.int64)
+            members: dict[int, list[int]] = {}
+            for key, node in enumerate(end.tolist()):
+                members.setdefault(node, []).append(key)
+            self.at_node.append((end, members))
+        self.by_pair: dict[int, list[int]] = {}
+        for key, k in enumerate(self.pair_of):
+            self.by_pair.setdefault(k, []).append(key)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def _repair(instance, pairs: _Pairs, arcs: _Arcs, alloc) -> None:
     """Remove lightpaths until no segment carries more than W and no node uses more than W
-    transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step)."""
+    transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step).
+
+    Segments are visited fiber by fiber in order, then sources, then destinations (in
+    order of their first arc); loads only fall, so only the segments and nodes over W
+    at the start of their pass are visited."""
     w = instance.wavelengths
-    pair_of = [k for k, _ in keys]
+    pair_of, segs = arcs.pair_of, arcs.segs
     counts = alloc.tolist()                  # worked on as a list, written back at the end
-    count = [0] * len(pairs)
-    for key, a in enumerate(counts):
-        count[pair_of[key]] += a
+    count = np.bincount(arcs.pair_array, weights=alloc, minlength=len(pairs)).astype(
+        np.int64).tolist() if len(arcs) else [0] * len(pairs)
 
     def drop(key):
         counts[key] -= 1
         count[pair_of[key]] -= 1
         return key
 
-    for ccw in (False, True):
-        crossing: dict[int, list[int]] = {}
-        load = [0] * instance.nodes
-        for key, (k, d) in enumerate(keys):
-            if d == ccw:
-                for s in segs[key]:
-                    crossing.setdefault(s, []).append(key)
-                    load[s] += counts[key]
-        for s in range(instance.nodes):
+    for segment, key, crossing, start in arcs.crossing:
+        load = np.bincount(segment, weights=np.asarray(counts, np.int64)[key],
+                           minlength=instance.nodes).astype(np.int64).tolist()
+        for s in np.flatnonzero(np.asarray(load) > w).tolist():
+            members = crossing[start[s]:start[s + 1]].tolist()
             while load[s] > w:
-                key = drop(_victim([c for c in crossing[s] if counts[c] > 0], pair_of, count,
-                                   pairs.size))
-                for t in segs[key]:
+                victim = drop(_victim([c for c in members if counts[c] > 0], pair_of, count,
+                                      pairs.size))
+                for t in segs[victim]:
                     load[t] -= 1
-    for ends in (pairs.src, pairs.dst):
-        by_node: dict[int, list[int]] = {}
-        for key, k in enumerate(pair_of):
-            by_node.setdefault(ends[k], []).append(key)
+    for end, by_node in arcs.at_node:
+        used = np.bincount(end, weights=np.asarray(counts, np.int64),
+                           minlength=instance.nodes).astype(np.int64) if len(end) else ()
         for node, members in by_node.items():
-            used = sum(counts[c] for c in members)
-            while used > w:
+            if used[node] <= w:
+                continue
+            left = sum(counts[c] for c in members)
+            while left > w:
                 drop(_victim([c for c in members if counts[c] > 0], pair_of, count, pairs.size))
-                used -= 1
+                left -= 1
     alloc[:] = counts
 
 
@@ -653,28 +702,20 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     """
     require_feasible(instance)
     pairs = _Pairs(instance)
-    keys, segs, values = [], [], []
-    for (i, j, direction), value in sorted(flows.items()):
-        k = pairs.index.get((i, j))
-        ccw = direction == "ccw"
-        for option_ccw, option_segs in pairs.options[k] if k is not None else ():
-            if option_ccw == ccw:
-                keys.append((k, ccw))
-                segs.append(option_segs)
-                values.append(max(float(value), 0.0))
+    arcs = _Arcs(instance, pairs, flows)
     rng = np.random.default_rng(seed)
     best, best_time = None, math.inf
     drawn = set()
     for _ in range(rounds):
         if best is not None and deadline is not None and time.perf_counter() >= deadline:
             break
-        alloc = _round(np.array(values, float), rng)
+        alloc = _round(np.array(arcs.values, float), rng)
         # The rest of a round is deterministic: a rounding drawn before gives the same
         # schedule, which cannot beat the kept one (ties keep the earlier).
         if alloc.tobytes() in drawn:
             continue
         drawn.add(alloc.tobytes())
-        state = _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed)
+        state = _schedule_rounded(instance, pairs, arcs, alloc, seed)
         if state is None:
             continue
         if fill:
@@ -697,28 +738,27 @@ def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> floa
     return float(times.max())
 
 
-def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Schedule | None:
+def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | None:
     """Repair rounded counts, colour them first-fit, serve the pairs left without."""
+    keys, segs, values = arcs.keys, arcs.segs, arcs.values
     served = np.zeros(len(pairs), bool)
-    for key, (k, _) in enumerate(keys):
-        served[k] |= alloc[key] > 0
-    for k in np.flatnonzero(~served):  # a pair rounded to nothing: its larger-flow fiber
-        mine = [key for key, (p, _) in enumerate(keys) if p == k]
+    served[arcs.pair_array[alloc > 0]] = True
+    for k in np.flatnonzero(~served).tolist():  # a pair rounded to nothing: its larger-flow fiber
+        mine = arcs.by_pair.get(k)
         if mine:
             alloc[max(mine, key=lambda key: (values[key], -key))] += 1
-    _repair(instance, pairs, keys, segs, alloc)
+    _repair(instance, pairs, arcs, alloc)
     state = _Schedule(instance, pairs)
     w = instance.wavelengths
-    alloc_list = alloc.tolist()
     for ccw in (False, True):
-        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw
-                for _ in range(alloc_list[key])]
-        colours, used = _colour_arcs(instance.nodes, [segs[key][0] for key in arcs],
-                                     [len(segs[key]) for key in arcs])
+        mine = np.flatnonzero(arcs.ccw == ccw)
+        drawn = np.repeat(mine, alloc[mine])
+        colours, used = _colour_arcs(instance.nodes, arcs.first[drawn], arcs.hops[drawn])
         state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
-        kept = [i for i, colour in enumerate(colours) if colour < w]
-        state.record_all([keys[arcs[i]][0] for i in kept], ccw, [segs[arcs[i]] for i in kept],
-                         [colours[i] for i in kept])
+        colours = np.asarray(colours, np.int64)
+        kept = drawn[colours < w].tolist()
+        state.record_all([keys[key][0] for key in kept], ccw, [segs[key] for key in kept],
+                         colours[colours < w].tolist())
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state
