@@ -29,7 +29,7 @@ import numpy as np
 
 from fabricopt.algorithms._eviction_kernel import best_eviction
 from fabricopt.algorithms._first_fit_kernel import colour_line
-from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
+from fabricopt.problems.wavelengths import (WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible,
                                             segment_load)
 
@@ -303,9 +303,14 @@ class _Schedule:
         return self.add(k, ccw, segs, (free & -free).bit_length() - 1)
 
     def solution(self) -> WavelengthsSolution:
-        src, dst = self.pairs.src, self.pairs.dst
-        paths = sorted((src[k], dst[k], int(ccw), wl) for k, ccw, _, wl in self.paths.values())
-        return WavelengthsSolution([Lightpath(i, j, DIRECTIONS[d], wl) for i, j, d, wl in paths])
+        """The lightpaths, sorted by (src, dst, fiber cw first, wavelength)."""
+        m = len(self.paths)
+        pair = np.fromiter((k for k, _, _, _ in self.paths.values()), np.int64, m)
+        ccw = np.fromiter((d for _, d, _, _ in self.paths.values()), bool, m)
+        wl = np.fromiter((w for _, _, _, w in self.paths.values()), np.int64, m)
+        src, dst = self.pairs.src_array[pair], self.pairs.dst_array[pair]
+        order = np.lexsort((wl, ccw, dst, src))
+        return WavelengthsSolution.from_arrays(src[order], dst[order], ccw[order], wl[order])
 
 
 def _augment(state: _Schedule, *, evict: bool = False) -> None:

@@ -129,6 +129,39 @@ def test_checker_rules(solution, reason):
     assert verdict.feasible is (reason is None), verdict.reason
     if reason:
         assert re.search(reason, verdict.reason), verdict.reason
+    # The same lightpaths given as arrays: the same schedule, the same verdict and value.
+    again = from_lightpaths(solution.lightpaths)
+    assert again == solution and check(INST, again) == verdict
+    assert evaluate(INST, again) == evaluate(INST, solution)
+
+
+def from_lightpaths(paths):
+    return WavelengthsSolution.from_arrays([p.src for p in paths], [p.dst for p in paths],
+                                           [p.dir == "ccw" for p in paths],
+                                           [p.wavelength for p in paths])
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(0, 2**31 - 1),
+                          st.sampled_from(["cw", "ccw"]), st.integers(0, 2**31 - 1)),
+                max_size=30))
+def test_a_schedule_from_arrays_equals_one_from_objects(items):
+    solution = lp(*items)
+    again = from_lightpaths(solution.lightpaths)
+    assert again == solution
+    assert again.to_dict() == solution.to_dict()
+    assert all(np.array_equal(a, b) for a, b in zip(again.arrays, solution.arrays))
+
+
+@pytest.mark.parametrize("columns, message", [
+    (([0, -1], [1, 2], [False, True], [0, 0]), r"lightpaths\[1\].src = -1: must be >= 0"),
+    (([0], [2**31], [False], [0]), r"lightpaths\[0\].dst = 2147483648: must be <= 2147483647"),
+    (([0], [1.5], [False], [0]), r"dst = \[1.5\]: must be a 1-d array of integers"),
+    (([0], [1], ["cw"], [0]), r"ccw = \['cw'\]: must be a 1-d array of booleans"),
+    (([0], [1], [False], [0, 1]), r"ccw = \[False\]: src, dst, ccw and wavelength must have one"),
+])
+def test_malformed_solution_arrays(columns, message):
+    with pytest.raises(InvalidSolution, match=message):
+        WavelengthsSolution.from_arrays(*columns)
 
 
 def test_evaluate_is_max_transfer_time():
