@@ -21,7 +21,6 @@ import heapq
 import math
 import time
 from functools import reduce
-from itertools import chain
 from operator import or_
 from typing import Mapping
 
@@ -158,6 +157,7 @@ class _Pairs:
         self.size_array = np.asarray(self.size, np.float64)
         self.option_arrays = [[(ccw, np.asarray(segs, np.int64)) for ccw, segs in options]
                               for options in self.options]
+        self.segs = [dict(options) for options in self.options]   # [pair][ccw] -> segments
 
     def __len__(self) -> int:
         return len(self.src)
@@ -177,11 +177,14 @@ class _Schedule:
         self.pairs = pairs
         self.count = [0] * len(pairs)
         self.count_array = np.zeros(len(pairs), np.int64)   # ``count``, for compiled code
-        self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
         #: [ccw, segment, wavelength] -> id of the lightpath using it, -1 where free.
         self.owner = np.full((2, n, w), -1, np.int64)
-        #: The pair of each lightpath id (ids are never reused; grown as ids are handed out).
+        # Per lightpath id (ids are never reused; grown as they are handed out): its
+        # pair, fiber and wavelength, and whether it is still in place.
         self.pid_pair = np.zeros(max(16, len(pairs)), np.int64)
+        self.pid_ccw = np.zeros(len(self.pid_pair), bool)
+        self.pid_wl = np.zeros(len(self.pid_pair), np.int64)
+        self.alive = np.zeros(len(self.pid_pair), bool)
         # Who holds what at each node, for the eviction step only; built on first use,
         # from the lightpaths themselves (most rounds get there, but only once).
         self._sourced: list[set] | None = None
@@ -190,13 +193,29 @@ class _Schedule:
 
     def _index(self) -> None:
         n = len(self.tx)
-        sourced: list[set] = [set() for _ in range(n)]
-        sunk: list[set] = [set() for _ in range(n)]
-        src, dst = self.pairs.src, self.pairs.dst
-        for pid, (k, _, _, _) in self.paths.items():
-            sourced[src[k]].add(pid)
-            sunk[dst[k]].add(pid)
-        self._sourced, self._sunk = sourced, sunk
+        ids = self.ids()
+        at = []
+        for ends in (self.pairs.src_array, self.pairs.dst_array):
+            node = ends[self.pid_pair[ids]]
+            order = np.argsort(node, kind="stable")
+            bounds = np.searchsorted(node[order], np.arange(n + 1)).tolist()
+            held = ids[order].tolist()
+            at.append([set(held[a:b]) for a, b in zip(bounds, bounds[1:])])
+        self._sourced, self._sunk = at
+
+    def ids(self) -> np.ndarray:
+        """The ids of the lightpaths in place, ascending."""
+        return np.flatnonzero(self.alive[:self._next_id])
+
+    def path(self, pid: int) -> tuple[int, bool, tuple, int]:
+        """Lightpath ``pid`` as (pair, ccw, segments, wavelength)."""
+        k, ccw = int(self.pid_pair[pid]), bool(self.pid_ccw[pid])
+        return k, ccw, self.pairs.segs[k][ccw], int(self.pid_wl[pid])
+
+    @property
+    def paths(self) -> dict[int, tuple[int, bool, tuple, int]]:
+        """Every lightpath in place, id -> :meth:`path` (built on each call)."""
+        return {pid: self.path(pid) for pid in self.ids().tolist()}
 
     @property
     def sourced(self) -> list[set]:
@@ -213,12 +232,15 @@ class _Schedule:
         return self._sunk
 
     def _reserve(self, ids: int) -> None:
-        """Room in :attr:`pid_pair` for ``ids`` more lightpath ids."""
+        """Room in the per-id arrays for ``ids`` more lightpath ids."""
         need = self._next_id + ids
         if need > len(self.pid_pair):
-            grown = np.zeros(max(need, 2 * len(self.pid_pair)), np.int64)
-            grown[:self._next_id] = self.pid_pair[:self._next_id]
-            self.pid_pair = grown
+            size = max(need, 2 * len(self.pid_pair))
+            for name in ("pid_pair", "pid_ccw", "pid_wl", "alive"):
+                old = getattr(self, name)
+                grown = np.zeros(size, old.dtype)
+                grown[:self._next_id] = old[:self._next_id]
+                setattr(self, name, grown)
 
     def free(self, ccw: bool, segs) -> int:
         used = self.used[ccw]
@@ -242,8 +264,8 @@ class _Schedule:
         self.count_array[k] += 1
         pid = self._next_id
         self._reserve(1)
-        self.pid_pair[pid] = k
-        self.paths[pid] = (k, ccw, segs, wl)
+        self.pid_pair[pid], self.pid_ccw[pid], self.pid_wl[pid] = k, ccw, wl
+        self.alive[pid] = True
         self.owner[int(ccw), list(segs), wl] = pid
         if self._sourced is not None:
             self._sourced[self.pairs.src[k]].add(pid)
@@ -251,27 +273,30 @@ class _Schedule:
         self._next_id += 1
         return pid
 
-    def record_all(self, ks: list, ccw: bool, segss: list, wls: list) -> None:
-        """:meth:`record` of every (ks[i], ccw, segss[i], wls[i]), in order, at once."""
+    def record_all(self, ks, ccw: bool, first, hops, wls) -> None:
+        """:meth:`record` of every lightpath i of pair ``ks[i]`` on fiber ``ccw``, its
+        arc from segment ``first[i]``, ``hops[i]`` long, on wavelength ``wls[i]``, in
+        order, at once (arrays)."""
         start = self._next_id
         m = len(ks)
         self._reserve(m)
-        self.pid_pair[start:start + m] = ks
-        self.paths.update(zip(range(start, start + m), zip(ks, [ccw] * m, segss, wls)))
-        hops = np.fromiter(map(len, segss), np.int64, m)
-        self.owner[int(ccw), np.fromiter(chain.from_iterable(segss), np.int64, int(hops.sum())),
-                   np.repeat(np.asarray(wls, np.int64), hops)] = np.repeat(
-                       np.arange(start, start + m, dtype=np.int64), hops)
+        ids = np.arange(start, start + m, dtype=np.int64)
+        self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids] = ks, ccw, wls
+        self.alive[ids] = True
+        holder = np.repeat(np.arange(m), hops)
+        offset = np.arange(len(holder)) - np.repeat(np.cumsum(hops) - hops, hops)
+        self.owner[int(ccw), (first[holder] + offset) % len(self.tx), wls[holder]] = ids[holder]
         self._next_id += m
         self._sourced = self._sunk = None   # rebuilt when next needed
-        for total, ends in ((self.tx, self.pairs.src), (self.rx, self.pairs.dst),
-                            (self.count, range(len(self.count)))):
-            add = np.bincount(np.asarray(ends, np.int64)[ks], minlength=len(total))
+        for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array),
+                            (self.count, None)):
+            add = np.bincount(ks if ends is None else ends[ks], minlength=len(total))
             total[:] = (np.asarray(total, np.int64) + add).tolist()
         self.count_array[:] = self.count
 
     def remove(self, pid: int) -> None:
-        k, ccw, segs, wl = self.paths.pop(pid)
+        k, ccw, segs, wl = self.path(pid)
+        self.alive[pid] = False
         keep = ~(1 << wl)
         used = self.used[ccw]
         for s in segs:
@@ -304,10 +329,8 @@ class _Schedule:
 
     def solution(self) -> WavelengthsSolution:
         """The lightpaths, sorted by (src, dst, fiber cw first, wavelength)."""
-        m = len(self.paths)
-        pair = np.fromiter((k for k, _, _, _ in self.paths.values()), np.int64, m)
-        ccw = np.fromiter((d for _, d, _, _ in self.paths.values()), bool, m)
-        wl = np.fromiter((w for _, _, _, w in self.paths.values()), np.int64, m)
+        ids = self.ids()
+        pair, ccw, wl = self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids]
         src, dst = self.pairs.src_array[pair], self.pairs.dst_array[pair]
         order = np.lexsort((wl, ccw, dst, src))
         return WavelengthsSolution.from_arrays(src[order], dst[order], ccw[order], wl[order])
@@ -344,7 +367,7 @@ def _relocate(state: _Schedule, k: int) -> bool:
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
             blockers = sorted(set(state.owner[int(ccw), list(segs), wl].tolist()) - {-1})
-            lifted = [state.paths[pid] for pid in blockers]
+            lifted = [state.path(pid) for pid in blockers]
             if any(p == k for p, *_ in lifted):
                 continue
             for pid in blockers:
@@ -568,7 +591,8 @@ def _others(state: _Schedule, k: int) -> list:
     """Per end of pair k (source, then destination): that end's node, its transceivers
     in use, and the ids of the lightpaths of other pairs it sources (sinks)."""
     pairs = state.pairs
-    return [(end, end[k], load, [pid for pid in at[end[k]] if state.paths[pid][0] != k])
+    pair_of = state.pid_pair
+    return [(end, end[k], load, [pid for pid in at[end[k]] if pair_of[pid] != k])
             for end, load, at in ((pairs.src, state.tx, state.sourced),
                                   (pairs.dst, state.rx, state.sunk))]
 
@@ -576,6 +600,7 @@ def _others(state: _Schedule, k: int) -> list:
 def _eviction_python(state: _Schedule, k: int, limit: float):
     """The lightpaths :func:`_force` evicts for pair k, or None when no choice qualifies."""
     pairs, count, size = state.pairs, state.count, state.pairs.size
+    pair_of = state.pid_pair.tolist()
     best = None
     ends = _others(state, k)   # the sets do not change while the choices are weighed
     for ccw, segs in pairs.options[k]:
@@ -584,13 +609,13 @@ def _eviction_python(state: _Schedule, k: int, limit: float):
             victims = set(column[:, wl].tolist())
             victims.discard(-1)
             for end, node, load, others in ends:
-                if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
+                if load[node] - sum(end[pair_of[v]] == node for v in victims) >= state.w:
                     extra = [pid for pid in others if pid not in victims]
                     if extra:
                         victims.add(_least_harm(state, victims, extra))
             lost: dict[int, int] = {}
             for v in victims:
-                lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+                lost[pair_of[v]] = lost.get(pair_of[v], 0) + 1
             if k in lost or any(count[p] - m < 1 for p, m in lost.items()):
                 continue
             harm = max((size[p] / (count[p] - m) for p, m in lost.items()), default=0.0)
@@ -629,17 +654,18 @@ def _least_harm(state: _Schedule, victims, candidates) -> int:
     """The candidate lightpath whose eviction (with ``victims``') leaves its pair
     fastest; ties to the lowest id. Every lightpath of a pair harms it alike, so
     only each pair's lowest id is weighed."""
+    pair_of = state.pid_pair
     lost: dict[int, int] = {}
     for v in victims:
-        lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+        lost[int(pair_of[v])] = lost.get(int(pair_of[v]), 0) + 1
     lowest: dict[int, int] = {}
     for pid in candidates:
-        p = state.paths[pid][0]
+        p = int(pair_of[pid])
         if pid < lowest.get(p, pid + 1):
             lowest[p] = pid
 
     def harm(pid):
-        p = state.paths[pid][0]
+        p = int(pair_of[pid])
         left = state.count[p] - lost.get(p, 0) - 1
         return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
     return min(lowest.values(), key=harm)
@@ -745,7 +771,7 @@ def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> floa
 
 def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | None:
     """Repair rounded counts, colour them first-fit, serve the pairs left without."""
-    keys, segs, values = arcs.keys, arcs.segs, arcs.values
+    values = arcs.values
     served = np.zeros(len(pairs), bool)
     served[arcs.pair_array[alloc > 0]] = True
     for k in np.flatnonzero(~served).tolist():  # a pair rounded to nothing: its larger-flow fiber
@@ -761,9 +787,9 @@ def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | 
         colours, used = _colour_arcs(instance.nodes, arcs.first[drawn], arcs.hops[drawn])
         state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
         colours = np.asarray(colours, np.int64)
-        kept = drawn[colours < w].tolist()
-        state.record_all([keys[key][0] for key in kept], ccw, [segs[key] for key in kept],
-                         colours[colours < w].tolist())
+        kept = drawn[colours < w]
+        state.record_all(arcs.pair_array[kept], ccw, arcs.first[kept], arcs.hops[kept],
+                         colours[colours < w])
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state

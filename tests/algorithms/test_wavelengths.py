@@ -146,12 +146,13 @@ def test_eviction_takes_the_lightpath_whose_loss_harms_least(seed, data):
     weighed = heuristics._least_harm
 
     def every_candidate(state, victims, candidates):
+        pair_of = state.paths
         lost = {}
         for v in victims:
-            lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+            lost[pair_of[v][0]] = lost.get(pair_of[v][0], 0) + 1
 
         def harm(pid):
-            p = state.paths[pid][0]
+            p = pair_of[pid][0]
             left = state.count[p] - lost.get(p, 0) - 1
             return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
         chosen = weighed(state, victims, candidates)
