@@ -216,13 +216,18 @@ class WavelengthsSolution:
         return src, dst, ccw, wl
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lightpaths": [p.to_dict() for p in self.lightpaths]}
+        if "lightpaths" in self.__dict__:
+            return {"lightpaths": [p.to_dict() for p in self.lightpaths]}
+        src, dst, ccw, wl = (column.tolist() for column in self.arrays)
+        return {"lightpaths": [{"src": i, "dst": j, "dir": DIRECTIONS[d], "wavelength": w}
+                               for i, j, d, w in zip(src, dst, ccw, wl)]}
 
     @classmethod
     def from_arrays(cls, src, dst, ccw, wavelength) -> "WavelengthsSolution":
         """The schedule of lightpath k = ``src[k] -> dst[k]`` on fiber ``ccw[k]`` (bool)
-        and wavelength ``wavelength[k]``, the values checked array by array (a method's
-        schedule of 10^5 lightpaths is built without a check per object).
+        and wavelength ``wavelength[k]``, the values checked array by array: a method's
+        schedule of 10^5 lightpaths is checked, scored and written out from its arrays,
+        and its :class:`Lightpath` objects are made only if ``lightpaths`` is read.
 
         Raises
         ------
@@ -254,21 +259,38 @@ class WavelengthsSolution:
                 columns["wavelength"]):
             fail("ccw", ccw, "src, dst, ccw and wavelength must have one entry per "
                              "lightpath", InvalidSolution)
-        new, paths = object.__new__, []
-        for i, j, d, wl in zip(columns["src"].tolist(), columns["dst"].tolist(),
-                               flags.tolist(), columns["wavelength"].tolist()):
-            path = new(Lightpath)
-            path.__dict__.update(src=i, dst=j, dir=DIRECTIONS[d], wavelength=wl)
-            paths.append(path)
-        solution = new(cls)
-        solution.__dict__.update(lightpaths=tuple(paths), arrays=(
-            columns["src"], columns["dst"], flags.astype(bool), columns["wavelength"]))
+        solution = object.__new__(cls)
+        solution.__dict__["arrays"] = (columns["src"], columns["dst"], flags.astype(bool),
+                                       columns["wavelength"])
         return solution
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "WavelengthsSolution":
         reject_unknown_keys(data, ("lightpaths",), error=InvalidSolution)
         return cls(require(data, "lightpaths", InvalidSolution))
+
+
+class _LightpathsOfArrays:
+    """``WavelengthsSolution.lightpaths`` of a schedule made by
+    :meth:`WavelengthsSolution.from_arrays`: its :class:`Lightpath` objects, made from
+    its (checked) arrays on first read and kept. A schedule made from objects holds
+    them in its own ``__dict__``, which Python reads first."""
+
+    def __get__(self, solution, owner=None):
+        if solution is None:
+            return self
+        new, paths = object.__new__, []
+        src, dst, ccw, wl = (column.tolist() for column in solution.arrays)
+        for i, j, d, w in zip(src, dst, ccw, wl):
+            path = new(Lightpath)
+            path.__dict__.update(src=i, dst=j, dir=DIRECTIONS[d], wavelength=w)
+            paths.append(path)
+        solution.__dict__["lightpaths"] = tuple(paths)
+        return solution.__dict__["lightpaths"]
+
+
+# Set after the dataclass is made, so that it is not taken for the field's default.
+WavelengthsSolution.lightpaths = _LightpathsOfArrays()
 
 
 def _validate_names(instance: WavelengthsInstance, solution: WavelengthsSolution) -> None:

@@ -4,6 +4,7 @@ the infeasibility proofs, the generator and the fast count bound."""
 import functools
 import json
 import math
+import pickle
 import re
 
 import numpy as np
@@ -146,10 +147,13 @@ def from_lightpaths(paths):
                 max_size=30))
 def test_a_schedule_from_arrays_equals_one_from_objects(items):
     solution = lp(*items)
+    # Written out from the arrays, then (on another copy) with the objects made first.
+    assert from_lightpaths(solution.lightpaths).to_dict() == solution.to_dict()
     again = from_lightpaths(solution.lightpaths)
-    assert again == solution
+    assert again == solution and again.lightpaths == solution.lightpaths
     assert again.to_dict() == solution.to_dict()
     assert all(np.array_equal(a, b) for a, b in zip(again.arrays, solution.arrays))
+    assert pickle.loads(pickle.dumps(from_lightpaths(solution.lightpaths))) == solution
 
 
 @pytest.mark.parametrize("columns, message", [
