@@ -185,23 +185,10 @@ class _Schedule:
         self.pid_ccw = np.zeros(len(self.pid_pair), bool)
         self.pid_wl = np.zeros(len(self.pid_pair), np.int64)
         self.alive = np.zeros(len(self.pid_pair), bool)
-        # Who holds what at each node, for the eviction step only; built on first use,
-        # from the lightpaths themselves (most rounds get there, but only once).
-        self._sourced: list[set] | None = None
-        self._sunk: list[set] | None = None
+        #: Per node, the ids of the lightpaths it sources (sinks), for the eviction step.
+        self.sourced = _ByNode(self, pairs.src_array)
+        self.sunk = _ByNode(self, pairs.dst_array)
         self._next_id = 0
-
-    def _index(self) -> None:
-        n = len(self.tx)
-        ids = self.ids()
-        at = []
-        for ends in (self.pairs.src_array, self.pairs.dst_array):
-            node = ends[self.pid_pair[ids]]
-            order = np.argsort(node, kind="stable")
-            bounds = np.searchsorted(node[order], np.arange(n + 1)).tolist()
-            held = ids[order].tolist()
-            at.append([set(held[a:b]) for a, b in zip(bounds, bounds[1:])])
-        self._sourced, self._sunk = at
 
     def ids(self) -> np.ndarray:
         """The ids of the lightpaths in place, ascending."""
@@ -216,20 +203,6 @@ class _Schedule:
     def paths(self) -> dict[int, tuple[int, bool, tuple, int]]:
         """Every lightpath in place, id -> :meth:`path` (built on each call)."""
         return {pid: self.path(pid) for pid in self.ids().tolist()}
-
-    @property
-    def sourced(self) -> list[set]:
-        """Per node, the ids of the lightpaths it sources (eviction looks them up)."""
-        if self._sourced is None:
-            self._index()
-        return self._sourced
-
-    @property
-    def sunk(self) -> list[set]:
-        """Per node, the ids of the lightpaths it sinks."""
-        if self._sourced is None:
-            self._index()
-        return self._sunk
 
     def _reserve(self, ids: int) -> None:
         """Room in the per-id arrays for ``ids`` more lightpath ids."""
@@ -267,9 +240,8 @@ class _Schedule:
         self.pid_pair[pid], self.pid_ccw[pid], self.pid_wl[pid] = k, ccw, wl
         self.alive[pid] = True
         self.owner[int(ccw), list(segs), wl] = pid
-        if self._sourced is not None:
-            self._sourced[self.pairs.src[k]].add(pid)
-            self._sunk[self.pairs.dst[k]].add(pid)
+        self.sourced.add(self.pairs.src[k], pid)
+        self.sunk.add(self.pairs.dst[k], pid)
         self._next_id += 1
         return pid
 
@@ -287,7 +259,8 @@ class _Schedule:
         offset = np.arange(len(holder)) - np.repeat(np.cumsum(hops) - hops, hops)
         self.owner[int(ccw), (first[holder] + offset) % len(self.tx), wls[holder]] = ids[holder]
         self._next_id += m
-        self._sourced = self._sunk = None   # rebuilt when next needed
+        self.sourced.forget()
+        self.sunk.forget()
         for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array),
                             (self.count, None)):
             add = np.bincount(ks if ends is None else ends[ks], minlength=len(total))
@@ -302,9 +275,8 @@ class _Schedule:
         for s in segs:
             used[s] &= keep
         self.owner[int(ccw), list(segs), wl] = -1
-        if self._sourced is not None:
-            self._sourced[self.pairs.src[k]].discard(pid)
-            self._sunk[self.pairs.dst[k]].discard(pid)
+        self.sourced.discard(self.pairs.src[k], pid)
+        self.sunk.discard(self.pairs.dst[k], pid)
         self.tx[self.pairs.src[k]] -= 1
         self.rx[self.pairs.dst[k]] -= 1
         self.count[k] -= 1
@@ -334,6 +306,37 @@ class _Schedule:
         src, dst = self.pairs.src_array[pair], self.pairs.dst_array[pair]
         order = np.lexsort((wl, ccw, dst, src))
         return WavelengthsSolution.from_arrays(src[order], dst[order], ccw[order], wl[order])
+
+
+class _ByNode:
+    """Per node, the ids of the lightpaths of a schedule whose pair ends there (source
+    or destination, as ``ends`` gives each pair's): a node's set is made when first
+    asked for and kept up to date from then on; only the few nodes whose transceivers
+    run out in the eviction step are ever asked for."""
+
+    def __init__(self, state: _Schedule, ends: np.ndarray):
+        self.state, self.ends = state, ends
+        self.held: dict[int, set] = {}
+
+    def __getitem__(self, node: int) -> set:
+        held = self.held.get(node)
+        if held is None:
+            ids = self.state.ids()
+            held = self.held[node] = set(ids[self.ends[self.state.pid_pair[ids]] == node]
+                                         .tolist())
+        return held
+
+    def add(self, node: int, pid: int) -> None:
+        if node in self.held:
+            self.held[node].add(pid)
+
+    def discard(self, node: int, pid: int) -> None:
+        if node in self.held:
+            self.held[node].discard(pid)
+
+    def forget(self) -> None:
+        """Drop every set (after lightpaths were recorded in bulk)."""
+        self.held = {}
 
 
 def _augment(state: _Schedule, *, evict: bool = False) -> None:
@@ -567,19 +570,18 @@ def _repair(instance, pairs: _Pairs, arcs: _Arcs, alloc) -> None:
     alloc[:] = counts
 
 
-def _force(state: _Schedule, k: int, limit: float = float("inf"), *,
-           compiled: bool = True) -> bool:
+def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
     """One more lightpath for pair k, evicting lightpaths of other pairs if need be.
 
     Every pair that loses lightpaths must keep at least one and end strictly faster
     than ``limit`` (per-lightpath bytes ``T/n``). Among all (direction, wavelength)
     choices, take the one whose evictions leave the affected pairs fastest (ties: the
-    earlier arc of k, then the lower wavelength). ``compiled=False`` weighs them in
-    Python (the reference of the compiled search).
+    earlier arc of k, then the lower wavelength): :func:`_eviction_compiled`, whose
+    reference is :func:`_eviction_python`.
     """
     if state.place(k) is not None:
         return True
-    victims = (_eviction_compiled if compiled else _eviction_python)(state, k, limit)
+    victims = _eviction_compiled(state, k, limit)
     if victims is None:
         return False
     for v in victims:

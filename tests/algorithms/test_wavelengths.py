@@ -177,6 +177,8 @@ def test_a_schedule_knows_the_lightpaths_of_each_node_and_segment(seed, moves):
             state.remove(sorted(state.paths)[move % len(state.paths)])
         else:
             state.place(move % len(pairs))
+        # a node's set is made when first asked for, then kept up to date
+        state.sourced[move % inst.nodes], state.sunk[move // 7 % inst.nodes]
     for node in range(inst.nodes):
         assert state.sourced[node] == {pid for pid, (k, *_) in state.paths.items()
                                        if pairs.src[k] == node}
