@@ -133,30 +133,33 @@ def _compiled_line(n: int, start, ends, order, load) -> tuple[list, list]:
                               for row in rows]
 
 
+def _circular(first: int, hops: int, n: int) -> tuple:
+    """The segments ``first, first+1, ..., first+hops-1`` (mod n)."""
+    if first + hops <= n:
+        return tuple(range(first, first + hops))
+    return tuple(range(first, n)) + tuple(range(first + hops - n))
+
+
 class _Pairs:
     """The demanded pairs with their sizes and the arcs within reach, shorter first."""
 
     def __init__(self, instance: WavelengthsInstance):
-        src, dst, size, _, _ = instance.pairs
-        n = instance.nodes
-        self.src = [int(i) for i in src]
-        self.dst = [int(j) for j in dst]
-        self.size = [float(t) for t in size]
-        self.options = []  # per pair: [(ccw, segments)], shorter first, cw on ties
-        for i, j in zip(self.src, self.dst):
-            found = []
-            for ccw in (False, True):
-                first, h = arc(n, i, j, ccw)
-                if h <= instance.max_hops:
-                    found.append((h, ccw, tuple((first + t) % n for t in range(h))))
-            self.options.append([(ccw, segs) for _, ccw, segs in sorted(found)])
+        src, dst, size, cw_hops, ccw_hops = instance.pairs
+        n, reach = instance.nodes, instance.max_hops
+        self.src, self.dst, self.size = src.tolist(), dst.tolist(), size.tolist()
+        # per pair: [(ccw, segments)], shorter first, cw on ties (segments: arc(), unrolled)
+        self.options = []
+        for i, j, cw_h, ccw_h in zip(self.src, self.dst, cw_hops.tolist(), ccw_hops.tolist()):
+            found = [(h, ccw, first) for h, ccw, first in ((cw_h, False, i),
+                                                            (ccw_h, True, (j + 1) % n))
+                     if h <= reach]
+            self.options.append([(ccw, _circular(first, h, n))
+                                 for h, ccw, first in sorted(found)])
         self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
         # The same as arrays, for the compiled eviction search.
-        self.src_array = np.asarray(self.src, np.int64)
-        self.dst_array = np.asarray(self.dst, np.int64)
-        self.size_array = np.asarray(self.size, np.float64)
-        self.option_arrays = [[(ccw, np.asarray(segs, np.int64)) for ccw, segs in options]
-                              for options in self.options]
+        self.src_array = np.asarray(src, np.int64)
+        self.dst_array = np.asarray(dst, np.int64)
+        self.size_array = np.asarray(size, np.float64)
         self.segs = [dict(options) for options in self.options]   # [pair][ccw] -> segments
 
     def __len__(self) -> int:
@@ -639,9 +642,9 @@ def _eviction_compiled(state: _Schedule, k: int, limit: float):
         dst_others = np.array(at_dst if dst_load >= w else (), np.int64)
     count = state.count_array
     best = None
-    for ccw, segs in pairs.option_arrays[k]:
+    for ccw, segs in pairs.options[k]:
         wl, harm, victims = best_eviction(
-            state.owner[int(ccw)], segs, state.pid_pair, pairs.src_array, pairs.dst_array,
+            state.owner[int(ccw)], np.asarray(segs, np.int64), state.pid_pair, pairs.src_array, pairs.dst_array,
             count, pairs.size_array, k, src_load, dst_load, src_others, dst_others, w,
             float(limit))
         if wl >= 0 and (best is None or harm < best[0]):
