@@ -90,7 +90,13 @@ class WavelengthsInstance:
                                                positive=True))
         set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1,
                                       maximum=self.nodes - 1))
-        set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, self.nodes))
+        given = self.traffic_bytes
+        set_(self, "traffic_bytes", as_matrix("traffic_bytes", given, self.nodes))
+        if isinstance(given, np.ndarray) and given.dtype == np.float64:
+            # Valid, so the same cells as the tuples: keep them rather than convert back.
+            traffic = given.copy()
+            traffic.flags.writeable = False
+            self.__dict__["traffic"] = traffic
         # every transfer time, and the count bound, stays finite (limits.py)
         check_traffic("traffic_bytes", self.traffic, "wavelength_gbps", self.wavelength_gbps)
 

@@ -306,3 +306,18 @@ def test_count_bound_counts_lightpaths_not_just_pairs():
     assert count_bound(inst) == pytest.approx(1.0)
     inst = WavelengthsInstance(4, 2, 8.0, 2, [[0, 2e9, 2e9, 0], [0] * 4, [0] * 4, [0] * 4])
     assert count_bound(inst) == pytest.approx(2.0)   # 0->1 and 0->2 share cw segment 0
+
+
+@given(st.integers(2, 12).flatmap(lambda n: st.lists(
+    st.sampled_from([0.0, -0.0, 1.0, 2.5e9, 1e-300, 7.0e12]), min_size=n * n, max_size=n * n)))
+def test_an_instance_from_an_array_reads_the_same_traffic_as_from_lists(cells):
+    n = math.isqrt(len(cells))
+    array = np.array(cells).reshape(n, n)
+    np.fill_diagonal(array, 0.0)
+    from_array = WavelengthsInstance(n, 2, 25.0, 1, array)
+    from_lists = WavelengthsInstance(n, 2, 25.0, 1, array.tolist())
+    assert from_array.traffic.tobytes() == from_lists.traffic.tobytes()
+    assert from_array.traffic_bytes == from_lists.traffic_bytes
+    assert not from_array.traffic.flags.writeable
+    array[0, 1] = 5.0                                # the instance holds its own copy
+    assert from_array.traffic.tobytes() == from_lists.traffic.tobytes()
