@@ -26,8 +26,9 @@ from typing import Mapping
 
 import numpy as np
 
+from fabricopt.algorithms._eviction_kernel import best_eviction
 from fabricopt.algorithms._first_fit_kernel import colour_line
-from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
+from fabricopt.problems.wavelengths import (WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible,
                                             segment_load)
 
@@ -132,31 +133,42 @@ def _compiled_line(n: int, start, ends, order, load) -> tuple[list, list]:
                               for row in rows]
 
 
+def _circular(first: int, hops: int, n: int) -> tuple:
+    """The segments ``first, first+1, ..., first+hops-1`` (mod n)."""
+    if first + hops <= n:
+        return tuple(range(first, first + hops))
+    return tuple(range(first, n)) + tuple(range(first + hops - n))
+
+
 class _Pairs:
     """The demanded pairs with their sizes and the arcs within reach, shorter first."""
 
     def __init__(self, instance: WavelengthsInstance):
-        src, dst, size, _, _ = instance.pairs
-        n = instance.nodes
-        self.src = [int(i) for i in src]
-        self.dst = [int(j) for j in dst]
-        self.size = [float(t) for t in size]
-        self.options = []  # per pair: [(ccw, segments)], shorter first, cw on ties
-        for i, j in zip(self.src, self.dst):
-            found = []
-            for ccw in (False, True):
-                first, h = arc(n, i, j, ccw)
-                if h <= instance.max_hops:
-                    found.append((h, ccw, tuple((first + t) % n for t in range(h))))
-            self.options.append([(ccw, segs) for _, ccw, segs in sorted(found)])
+        src, dst, size, cw_hops, ccw_hops = instance.pairs
+        n, reach = instance.nodes, instance.max_hops
+        self.src, self.dst, self.size = src.tolist(), dst.tolist(), size.tolist()
+        # per pair: [(ccw, segments)], shorter first, cw on ties (segments: arc(), unrolled)
+        self.options = []
+        for i, j, cw_h, ccw_h in zip(self.src, self.dst, cw_hops.tolist(), ccw_hops.tolist()):
+            found = [(h, ccw, first) for h, ccw, first in ((cw_h, False, i),
+                                                            (ccw_h, True, (j + 1) % n))
+                     if h <= reach]
+            self.options.append([(ccw, _circular(first, h, n))
+                                 for h, ccw, first in sorted(found)])
         self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
+        # The same as arrays, for the compiled eviction search.
+        self.src_array = np.asarray(src, np.int64)
+        self.dst_array = np.asarray(dst, np.int64)
+        self.size_array = np.asarray(size, np.float64)
+        self.segs = [dict(options) for options in self.options]   # [pair][ccw] -> segments
 
     def __len__(self) -> int:
         return len(self.src)
 
 
 class _Schedule:
-    """Lightpaths placed so far, with a bitmask of busy wavelengths per (fiber, segment)."""
+    """Lightpaths placed so far, with a bitmask of busy wavelengths per (fiber, segment)
+    and the id of the lightpath holding each (fiber, segment, wavelength)."""
 
     def __init__(self, instance: WavelengthsInstance, pairs: _Pairs):
         n, w = instance.nodes, instance.wavelengths
@@ -167,46 +179,44 @@ class _Schedule:
         self.rx = [0] * n
         self.pairs = pairs
         self.count = [0] * len(pairs)
-        self.paths: dict[int, tuple[int, bool, tuple, int]] = {}  # id -> (pair, ccw, segs, wl)
-        # Who holds what, for the eviction and relocation steps only; built on first
-        # use, from the lightpaths themselves (most rounds get there, but only once).
-        self._owner: dict[tuple[bool, int, int], int] | None = None
-        self._sourced: list[set] | None = None
-        self._sunk: list[set] | None = None
+        self.count_array = np.zeros(len(pairs), np.int64)   # ``count``, for compiled code
+        #: [ccw, segment, wavelength] -> id of the lightpath using it, -1 where free.
+        self.owner = np.full((2, n, w), -1, np.int64)
+        # Per lightpath id (ids are never reused; grown as they are handed out): its
+        # pair, fiber and wavelength, and whether it is still in place.
+        self.pid_pair = np.zeros(max(16, len(pairs)), np.int64)
+        self.pid_ccw = np.zeros(len(self.pid_pair), bool)
+        self.pid_wl = np.zeros(len(self.pid_pair), np.int64)
+        self.alive = np.zeros(len(self.pid_pair), bool)
+        #: Per node, the ids of the lightpaths it sources (sinks), for the eviction step.
+        self.sourced = _ByNode(self, pairs.src_array)
+        self.sunk = _ByNode(self, pairs.dst_array)
         self._next_id = 0
 
-    def _index(self) -> None:
-        n = len(self.tx)
-        items = self.paths.items()
-        owner = {(ccw, s, wl): pid for pid, (_, ccw, segs, wl) in items for s in segs}
-        sourced: list[set] = [set() for _ in range(n)]
-        sunk: list[set] = [set() for _ in range(n)]
-        src, dst = self.pairs.src, self.pairs.dst
-        for pid, (k, _, _, _) in items:
-            sourced[src[k]].add(pid)
-            sunk[dst[k]].add(pid)
-        self._owner, self._sourced, self._sunk = owner, sourced, sunk
+    def ids(self) -> np.ndarray:
+        """The ids of the lightpaths in place, ascending."""
+        return np.flatnonzero(self.alive[:self._next_id])
+
+    def path(self, pid: int) -> tuple[int, bool, tuple, int]:
+        """Lightpath ``pid`` as (pair, ccw, segments, wavelength)."""
+        k, ccw = int(self.pid_pair[pid]), bool(self.pid_ccw[pid])
+        return k, ccw, self.pairs.segs[k][ccw], int(self.pid_wl[pid])
 
     @property
-    def owner(self) -> dict[tuple[bool, int, int], int]:
-        """(ccw, segment, wavelength) -> id of the lightpath using it."""
-        if self._owner is None:
-            self._index()
-        return self._owner
+    def paths(self) -> dict[int, tuple[int, bool, tuple, int]]:
+        """Every lightpath in place, id -> :meth:`path` (built on each call)."""
+        return {pid: self.path(pid) for pid in self.ids().tolist()}
 
-    @property
-    def sourced(self) -> list[set]:
-        """Per node, the ids of the lightpaths it sources (eviction looks them up)."""
-        if self._owner is None:
-            self._index()
-        return self._sourced
-
-    @property
-    def sunk(self) -> list[set]:
-        """Per node, the ids of the lightpaths it sinks."""
-        if self._owner is None:
-            self._index()
-        return self._sunk
+    def _reserve(self, ids: int) -> None:
+        """Room in the per-id arrays for ``ids`` more lightpath ids."""
+        need = self._next_id + ids
+        if need > len(self.pid_pair):
+            size = max(need, 2 * len(self.pid_pair))
+            for name in ("pid_pair", "pid_ccw", "pid_wl", "alive"):
+                old = getattr(self, name)
+                grown = np.zeros(size, old.dtype)
+                grown[:self._next_id] = old[:self._next_id]
+                setattr(self, name, grown)
 
     def free(self, ccw: bool, segs) -> int:
         used = self.used[ccw]
@@ -227,42 +237,53 @@ class _Schedule:
         self.tx[self.pairs.src[k]] += 1
         self.rx[self.pairs.dst[k]] += 1
         self.count[k] += 1
+        self.count_array[k] += 1
         pid = self._next_id
-        self.paths[pid] = (k, ccw, segs, wl)
-        if self._owner is not None:
-            self._sourced[self.pairs.src[k]].add(pid)
-            self._sunk[self.pairs.dst[k]].add(pid)
-            for s in segs:
-                self._owner[ccw, s, wl] = pid
+        self._reserve(1)
+        self.pid_pair[pid], self.pid_ccw[pid], self.pid_wl[pid] = k, ccw, wl
+        self.alive[pid] = True
+        self.owner[int(ccw), list(segs), wl] = pid
+        self.sourced.add(self.pairs.src[k], pid)
+        self.sunk.add(self.pairs.dst[k], pid)
         self._next_id += 1
         return pid
 
-    def record_all(self, ks: list, ccw: bool, segss: list, wls: list) -> None:
-        """:meth:`record` of every (ks[i], ccw, segss[i], wls[i]), in order, at once."""
+    def record_all(self, ks, ccw: bool, first, hops, wls) -> None:
+        """:meth:`record` of every lightpath i of pair ``ks[i]`` on fiber ``ccw``, its
+        arc from segment ``first[i]``, ``hops[i]`` long, on wavelength ``wls[i]``, in
+        order, at once (arrays)."""
         start = self._next_id
-        self.paths.update(zip(range(start, start + len(ks)),
-                              zip(ks, [ccw] * len(ks), segss, wls)))
-        self._next_id += len(ks)
-        self._owner = self._sourced = self._sunk = None   # rebuilt when next needed
-        for total, ends in ((self.tx, self.pairs.src), (self.rx, self.pairs.dst),
-                            (self.count, range(len(self.count)))):
-            add = np.bincount(np.asarray(ends, np.int64)[ks], minlength=len(total))
+        m = len(ks)
+        self._reserve(m)
+        ids = np.arange(start, start + m, dtype=np.int64)
+        self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids] = ks, ccw, wls
+        self.alive[ids] = True
+        holder = np.repeat(np.arange(m), hops)
+        offset = np.arange(len(holder)) - np.repeat(np.cumsum(hops) - hops, hops)
+        self.owner[int(ccw), (first[holder] + offset) % len(self.tx), wls[holder]] = ids[holder]
+        self._next_id += m
+        self.sourced.forget()
+        self.sunk.forget()
+        for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array),
+                            (self.count, None)):
+            add = np.bincount(ks if ends is None else ends[ks], minlength=len(total))
             total[:] = (np.asarray(total, np.int64) + add).tolist()
+        self.count_array[:] = self.count
 
     def remove(self, pid: int) -> None:
-        k, ccw, segs, wl = self.paths.pop(pid)
+        k, ccw, segs, wl = self.path(pid)
+        self.alive[pid] = False
         keep = ~(1 << wl)
         used = self.used[ccw]
         for s in segs:
             used[s] &= keep
-        if self._owner is not None:
-            for s in segs:
-                del self._owner[ccw, s, wl]
-            self._sourced[self.pairs.src[k]].discard(pid)
-            self._sunk[self.pairs.dst[k]].discard(pid)
+        self.owner[int(ccw), list(segs), wl] = -1
+        self.sourced.discard(self.pairs.src[k], pid)
+        self.sunk.discard(self.pairs.dst[k], pid)
         self.tx[self.pairs.src[k]] -= 1
         self.rx[self.pairs.dst[k]] -= 1
         self.count[k] -= 1
+        self.count_array[k] -= 1
 
     def place(self, k: int) -> int | None:
         """One more lightpath for pair k on the lowest free wavelength: on the shorter
@@ -282,9 +303,43 @@ class _Schedule:
         return self.add(k, ccw, segs, (free & -free).bit_length() - 1)
 
     def solution(self) -> WavelengthsSolution:
-        src, dst = self.pairs.src, self.pairs.dst
-        paths = sorted((src[k], dst[k], int(ccw), wl) for k, ccw, _, wl in self.paths.values())
-        return WavelengthsSolution([Lightpath(i, j, DIRECTIONS[d], wl) for i, j, d, wl in paths])
+        """The lightpaths, sorted by (src, dst, fiber cw first, wavelength)."""
+        ids = self.ids()
+        pair, ccw, wl = self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids]
+        src, dst = self.pairs.src_array[pair], self.pairs.dst_array[pair]
+        order = np.lexsort((wl, ccw, dst, src))
+        return WavelengthsSolution.from_arrays(src[order], dst[order], ccw[order], wl[order])
+
+
+class _ByNode:
+    """Per node, the ids of the lightpaths of a schedule whose pair ends there (source
+    or destination, as ``ends`` gives each pair's): a node's set is made when first
+    asked for and kept up to date from then on; only the few nodes whose transceivers
+    run out in the eviction step are ever asked for."""
+
+    def __init__(self, state: _Schedule, ends: np.ndarray):
+        self.state, self.ends = state, ends
+        self.held: dict[int, set] = {}
+
+    def __getitem__(self, node: int) -> set:
+        held = self.held.get(node)
+        if held is None:
+            ids = self.state.ids()
+            held = self.held[node] = set(ids[self.ends[self.state.pid_pair[ids]] == node]
+                                         .tolist())
+        return held
+
+    def add(self, node: int, pid: int) -> None:
+        if node in self.held:
+            self.held[node].add(pid)
+
+    def discard(self, node: int, pid: int) -> None:
+        if node in self.held:
+            self.held[node].discard(pid)
+
+    def forget(self) -> None:
+        """Drop every set (after lightpaths were recorded in bulk)."""
+        self.held = {}
 
 
 def _augment(state: _Schedule, *, evict: bool = False) -> None:
@@ -317,8 +372,8 @@ def _relocate(state: _Schedule, k: int) -> bool:
         return False
     for ccw, segs in pairs.options[k]:
         for wl in range(state.w):
-            blockers = sorted({state.owner.get((ccw, s, wl)) for s in segs} - {None})
-            lifted = [state.paths[pid] for pid in blockers]
+            blockers = sorted(set(state.owner[int(ccw), list(segs), wl].tolist()) - {-1})
+            lifted = [state.path(pid) for pid in blockers]
             if any(p == k for p, *_ in lifted):
                 continue
             for pid in blockers:
@@ -428,44 +483,93 @@ def _victim(candidates, pair_of, count, size):
     return min(candidates, key=harm)
 
 
-def _repair(instance, pairs: _Pairs, keys, segs, alloc) -> None:
+class _Arcs:
+    """The arcs the rounding sizes: one per (pair, fiber) the flows name, in the flows'
+    sorted order (the order every tie of the rounding steps falls back on), with what
+    the repair looks up round after round."""
+
+    def __init__(self, instance: WavelengthsInstance, pairs: _Pairs, flows: Mapping):
+        self.keys, self.segs, self.values = [], [], []
+        for (i, j, direction), value in sorted(flows.items()):
+            k = pairs.index.get((i, j))
+            ccw = direction == "ccw"
+            for option_ccw, option_segs in pairs.options[k] if k is not None else ():
+                if option_ccw == ccw:
+                    self.keys.append((k, ccw))
+                    self.segs.append(option_segs)
+                    self.values.append(max(float(value), 0.0))
+        n, m = instance.nodes, len(self.keys)
+        self.pair_of = [k for k, _ in self.keys]
+        self.pair_array = np.asarray(self.pair_of, np.int64)
+        self.ccw = np.fromiter((d for _, d in self.keys), bool, m)
+        self.first = np.fromiter((s[0] for s in self.segs), np.int64, m)
+        self.hops = np.fromiter(map(len, self.segs), np.int64, m)
+        # Per fiber, the arcs crossing each segment, in key order: a CSR of (segment, key).
+        self.crossing = []
+        for ccw in (False, True):
+            mine = np.flatnonzero(self.ccw == ccw)
+            key = np.repeat(mine, self.hops[mine])
+            segment = (self.first[key] + np.arange(len(key))
+                       - np.repeat(np.cumsum(self.hops[mine]) - self.hops[mine],
+                                   self.hops[mine])) % n
+            order = np.argsort(segment, kind="stable")
+            start = np.searchsorted(segment[order], np.arange(n + 1))
+            self.crossing.append((segment, key, key[order], start))
+        # Per end (source, destination): the nodes in order of their first arc, each
+        # with its arcs in key order.
+        self.at_node = []
+        for ends in (pairs.src, pairs.dst):
+            end = np.asarray(ends, np.int64)[self.pair_array] if m else np.zeros(0, np.int64)
+            members: dict[int, list[int]] = {}
+            for key, node in enumerate(end.tolist()):
+                members.setdefault(node, []).append(key)
+            self.at_node.append((end, members))
+        self.by_pair: dict[int, list[int]] = {}
+        for key, k in enumerate(self.pair_of):
+            self.by_pair.setdefault(k, []).append(key)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+def _repair(instance, pairs: _Pairs, arcs: _Arcs, alloc) -> None:
     """Remove lightpaths until no segment carries more than W and no node uses more than W
-    transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step)."""
+    transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step).
+
+    Segments are visited fiber by fiber in order, then sources, then destinations (in
+    order of their first arc); loads only fall, so only the segments and nodes over W
+    at the start of their pass are visited."""
     w = instance.wavelengths
-    pair_of = [k for k, _ in keys]
+    pair_of, segs = arcs.pair_of, arcs.segs
     counts = alloc.tolist()                  # worked on as a list, written back at the end
-    count = [0] * len(pairs)
-    for key, a in enumerate(counts):
-        count[pair_of[key]] += a
+    count = np.bincount(arcs.pair_array, weights=alloc, minlength=len(pairs)).astype(
+        np.int64).tolist() if len(arcs) else [0] * len(pairs)
 
     def drop(key):
         counts[key] -= 1
         count[pair_of[key]] -= 1
         return key
 
-    for ccw in (False, True):
-        crossing: dict[int, list[int]] = {}
-        load = [0] * instance.nodes
-        for key, (k, d) in enumerate(keys):
-            if d == ccw:
-                for s in segs[key]:
-                    crossing.setdefault(s, []).append(key)
-                    load[s] += counts[key]
-        for s in range(instance.nodes):
+    for segment, key, crossing, start in arcs.crossing:
+        load = np.bincount(segment, weights=np.asarray(counts, np.int64)[key],
+                           minlength=instance.nodes).astype(np.int64).tolist()
+        for s in np.flatnonzero(np.asarray(load) > w).tolist():
+            members = crossing[start[s]:start[s + 1]].tolist()
             while load[s] > w:
-                key = drop(_victim([c for c in crossing[s] if counts[c] > 0], pair_of, count,
-                                   pairs.size))
-                for t in segs[key]:
+                victim = drop(_victim([c for c in members if counts[c] > 0], pair_of, count,
+                                      pairs.size))
+                for t in segs[victim]:
                     load[t] -= 1
-    for ends in (pairs.src, pairs.dst):
-        by_node: dict[int, list[int]] = {}
-        for key, k in enumerate(pair_of):
-            by_node.setdefault(ends[k], []).append(key)
+    for end, by_node in arcs.at_node:
+        used = np.bincount(end, weights=np.asarray(counts, np.int64),
+                           minlength=instance.nodes).astype(np.int64) if len(end) else ()
         for node, members in by_node.items():
-            used = sum(counts[c] for c in members)
-            while used > w:
+            if used[node] <= w:
+                continue
+            left = sum(counts[c] for c in members)
+            while left > w:
                 drop(_victim([c for c in members if counts[c] > 0], pair_of, count, pairs.size))
-                used -= 1
+                left -= 1
     alloc[:] = counts
 
 
@@ -474,56 +578,99 @@ def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
 
     Every pair that loses lightpaths must keep at least one and end strictly faster
     than ``limit`` (per-lightpath bytes ``T/n``). Among all (direction, wavelength)
-    choices, take the one whose evictions leave the affected pairs fastest.
+    choices, take the one whose evictions leave the affected pairs fastest (ties: the
+    earlier arc of k, then the lower wavelength): :func:`_eviction_compiled`, whose
+    reference is :func:`_eviction_python`.
     """
     if state.place(k) is not None:
         return True
-    pairs, count, size, owner_of = state.pairs, state.count, state.pairs.size, state.owner.get
-    best = None
-    # Per end of k: the lightpaths of other pairs at that node (the sets do not change
-    # while the choices are weighed).
-    ends = [(end, end[k], load, [pid for pid in at[end[k]] if state.paths[pid][0] != k])
+    victims = _eviction_compiled(state, k, limit)
+    if victims is None:
+        return False
+    for v in victims:
+        state.remove(v)
+    return state.place(k) is not None
+
+
+def _others(state: _Schedule, k: int) -> list:
+    """Per end of pair k (source, then destination): that end's node, its transceivers
+    in use, and the ids of the lightpaths of other pairs it sources (sinks)."""
+    pairs = state.pairs
+    pair_of = state.pid_pair
+    return [(end, end[k], load, [pid for pid in at[end[k]] if pair_of[pid] != k])
             for end, load, at in ((pairs.src, state.tx, state.sourced),
                                   (pairs.dst, state.rx, state.sunk))]
+
+
+def _eviction_python(state: _Schedule, k: int, limit: float):
+    """The lightpaths :func:`_force` evicts for pair k, or None when no choice qualifies."""
+    pairs, count, size = state.pairs, state.count, state.pairs.size
+    pair_of = state.pid_pair.tolist()
+    best = None
+    ends = _others(state, k)   # the sets do not change while the choices are weighed
     for ccw, segs in pairs.options[k]:
+        column = state.owner[int(ccw), list(segs)]
         for wl in range(state.w):
-            victims = {owner_of((ccw, s, wl)) for s in segs}
-            victims.discard(None)
+            victims = set(column[:, wl].tolist())
+            victims.discard(-1)
             for end, node, load, others in ends:
-                if load[node] - sum(end[state.paths[v][0]] == node for v in victims) >= state.w:
+                if load[node] - sum(end[pair_of[v]] == node for v in victims) >= state.w:
                     extra = [pid for pid in others if pid not in victims]
                     if extra:
                         victims.add(_least_harm(state, victims, extra))
             lost: dict[int, int] = {}
             for v in victims:
-                lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+                lost[pair_of[v]] = lost.get(pair_of[v], 0) + 1
             if k in lost or any(count[p] - m < 1 for p, m in lost.items()):
                 continue
             harm = max((size[p] / (count[p] - m) for p, m in lost.items()), default=0.0)
             if harm < limit and (best is None or harm < best[0]):
                 best = (harm, victims)
-    if best is None:
-        return False
-    for v in best[1]:
-        state.remove(v)
-    return state.place(k) is not None
+    return None if best is None else best[1]
+
+
+def _eviction_compiled(state: _Schedule, k: int, limit: float):
+    """:func:`_eviction_python` by the compiled kernel, arc by arc of k."""
+    pairs, w = state.pairs, state.w
+    src, dst = pairs.src[k], pairs.dst[k]
+    src_load, dst_load = state.tx[src], state.rx[dst]
+    # The lightpaths at an end are weighed only when all its transceivers are busy.
+    src_others = dst_others = _NO_IDS
+    if src_load >= w or dst_load >= w:
+        (_, _, _, at_src), (_, _, _, at_dst) = _others(state, k)
+        src_others = np.array(at_src if src_load >= w else (), np.int64)
+        dst_others = np.array(at_dst if dst_load >= w else (), np.int64)
+    count = state.count_array
+    best = None
+    for ccw, segs in pairs.options[k]:
+        wl, harm, victims = best_eviction(
+            state.owner[int(ccw)], np.asarray(segs, np.int64), state.pid_pair, pairs.src_array, pairs.dst_array,
+            count, pairs.size_array, k, src_load, dst_load, src_others, dst_others, w,
+            float(limit))
+        if wl >= 0 and (best is None or harm < best[0]):
+            best = (harm, victims.tolist())
+    return None if best is None else best[1]
+
+
+_NO_IDS = np.zeros(0, np.int64)
 
 
 def _least_harm(state: _Schedule, victims, candidates) -> int:
     """The candidate lightpath whose eviction (with ``victims``') leaves its pair
     fastest; ties to the lowest id. Every lightpath of a pair harms it alike, so
     only each pair's lowest id is weighed."""
+    pair_of = state.pid_pair
     lost: dict[int, int] = {}
     for v in victims:
-        lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+        lost[int(pair_of[v])] = lost.get(int(pair_of[v]), 0) + 1
     lowest: dict[int, int] = {}
     for pid in candidates:
-        p = state.paths[pid][0]
+        p = int(pair_of[pid])
         if pid < lowest.get(p, pid + 1):
             lowest[p] = pid
 
     def harm(pid):
-        p = state.paths[pid][0]
+        p = int(pair_of[pid])
         left = state.count[p] - lost.get(p, 0) - 1
         return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
     return min(lowest.values(), key=harm)
@@ -591,28 +738,20 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     """
     require_feasible(instance)
     pairs = _Pairs(instance)
-    keys, segs, values = [], [], []
-    for (i, j, direction), value in sorted(flows.items()):
-        k = pairs.index.get((i, j))
-        ccw = direction == "ccw"
-        for option_ccw, option_segs in pairs.options[k] if k is not None else ():
-            if option_ccw == ccw:
-                keys.append((k, ccw))
-                segs.append(option_segs)
-                values.append(max(float(value), 0.0))
+    arcs = _Arcs(instance, pairs, flows)
     rng = np.random.default_rng(seed)
     best, best_time = None, math.inf
     drawn = set()
     for _ in range(rounds):
         if best is not None and deadline is not None and time.perf_counter() >= deadline:
             break
-        alloc = _round(np.array(values, float), rng)
+        alloc = _round(np.array(arcs.values, float), rng)
         # The rest of a round is deterministic: a rounding drawn before gives the same
         # schedule, which cannot beat the kept one (ties keep the earlier).
         if alloc.tobytes() in drawn:
             continue
         drawn.add(alloc.tobytes())
-        state = _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed)
+        state = _schedule_rounded(instance, pairs, arcs, alloc, seed)
         if state is None:
             continue
         if fill:
@@ -635,28 +774,27 @@ def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> floa
     return float(times.max())
 
 
-def _schedule_rounded(instance, pairs, keys, segs, values, alloc, seed) -> _Schedule | None:
+def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | None:
     """Repair rounded counts, colour them first-fit, serve the pairs left without."""
+    values = arcs.values
     served = np.zeros(len(pairs), bool)
-    for key, (k, _) in enumerate(keys):
-        served[k] |= alloc[key] > 0
-    for k in np.flatnonzero(~served):  # a pair rounded to nothing: its larger-flow fiber
-        mine = [key for key, (p, _) in enumerate(keys) if p == k]
+    served[arcs.pair_array[alloc > 0]] = True
+    for k in np.flatnonzero(~served).tolist():  # a pair rounded to nothing: its larger-flow fiber
+        mine = arcs.by_pair.get(k)
         if mine:
             alloc[max(mine, key=lambda key: (values[key], -key))] += 1
-    _repair(instance, pairs, keys, segs, alloc)
+    _repair(instance, pairs, arcs, alloc)
     state = _Schedule(instance, pairs)
     w = instance.wavelengths
-    alloc_list = alloc.tolist()
     for ccw in (False, True):
-        arcs = [key for key, (_, d) in enumerate(keys) if d == ccw
-                for _ in range(alloc_list[key])]
-        colours, used = _colour_arcs(instance.nodes, [segs[key][0] for key in arcs],
-                                     [len(segs[key]) for key in arcs])
+        mine = np.flatnonzero(arcs.ccw == ccw)
+        drawn = np.repeat(mine, alloc[mine])
+        colours, used = _colour_arcs(instance.nodes, arcs.first[drawn], arcs.hops[drawn])
         state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
-        kept = [i for i, colour in enumerate(colours) if colour < w]
-        state.record_all([keys[arcs[i]][0] for i in kept], ccw, [segs[arcs[i]] for i in kept],
-                         [colours[i] for i in kept])
+        colours = np.asarray(colours, np.int64)
+        kept = drawn[colours < w]
+        state.record_all(arcs.pair_array[kept], ccw, arcs.first[kept], arcs.hops[kept],
+                         colours[colours < w])
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state

@@ -22,7 +22,8 @@ __all__ = ["WARM_UPS", "warm", "warm_fabrics", "warm_all"]
 #: GPUs with 1 peer, ``unconstrained``) and the local search's list schedule and
 #: circulant schedule (``sipml-ls``); crux's contention simulator (every method's
 #: scoring); topology's shortest-path walk (every heuristic's routing); SiP-Ring's
-#: first-fit colouring (``mcf``'s rounding).
+#: first-fit colouring and eviction search (``mcf``'s rounding and fill-up, which ends
+#: with a search however small the ring).
 WARM_UPS: dict[str, tuple[tuple[str, dict], ...]] = {
     "placement": (("sipml", {"ops": 8, "gpus": 3, "max_peers": 1}),
                   ("unconstrained", {"ops": 8, "gpus": 3, "max_peers": 1}),

@@ -90,7 +90,13 @@ class WavelengthsInstance:
                                                positive=True))
         set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1,
                                       maximum=self.nodes - 1))
-        set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, self.nodes))
+        given = self.traffic_bytes
+        set_(self, "traffic_bytes", as_matrix("traffic_bytes", given, self.nodes))
+        if isinstance(given, np.ndarray) and given.dtype == np.float64:
+            # Valid, so the same cells as the tuples: keep them rather than convert back.
+            traffic = given.copy()
+            traffic.flags.writeable = False
+            self.__dict__["traffic"] = traffic
         # every transfer time, and the count bound, stays finite (limits.py)
         check_traffic("traffic_bytes", self.traffic, "wavelength_gbps", self.wavelength_gbps)
 
@@ -216,12 +222,81 @@ class WavelengthsSolution:
         return src, dst, ccw, wl
 
     def to_dict(self) -> dict[str, Any]:
-        return {"lightpaths": [p.to_dict() for p in self.lightpaths]}
+        if "lightpaths" in self.__dict__:
+            return {"lightpaths": [p.to_dict() for p in self.lightpaths]}
+        src, dst, ccw, wl = (column.tolist() for column in self.arrays)
+        return {"lightpaths": [{"src": i, "dst": j, "dir": DIRECTIONS[d], "wavelength": w}
+                               for i, j, d, w in zip(src, dst, ccw, wl)]}
+
+    @classmethod
+    def from_arrays(cls, src, dst, ccw, wavelength) -> "WavelengthsSolution":
+        """The schedule of lightpath k = ``src[k] -> dst[k]`` on fiber ``ccw[k]`` (bool)
+        and wavelength ``wavelength[k]``, the values checked array by array: a method's
+        schedule of 10^5 lightpaths is checked, scored and written out from its arrays,
+        and its :class:`Lightpath` objects are made only if ``lightpaths`` is read.
+
+        Raises
+        ------
+        InvalidSolution
+            For arrays of different lengths, or an entry not an integer in 0..MAX_INDEX
+            (``ccw``: not a boolean), naming the first.
+
+        Examples
+        --------
+        >>> sol = WavelengthsSolution.from_arrays([0, 2], [1, 1], [False, True], [0, 3])
+        >>> sol.lightpaths[1]
+        Lightpath(src=2, dst=1, dir='ccw', wavelength=3)
+        >>> sol == WavelengthsSolution([Lightpath(0, 1, "cw", 0), Lightpath(2, 1, "ccw", 3)])
+        True
+        """
+        columns = {}
+        for name, values in (("src", src), ("dst", dst), ("wavelength", wavelength)):
+            column = np.asarray(values)
+            if column.ndim != 1 or (column.dtype.kind not in "iu" and len(column)):
+                fail(name, values, "must be a 1-d array of integers", InvalidSolution)
+            bad = np.flatnonzero((column < 0) | (column > MAX_INDEX))
+            if len(bad):
+                _index(f"lightpaths[{int(bad[0])}].{name}", column[bad[0]].item())
+            columns[name] = column.astype(np.int64)
+        flags = np.asarray(ccw)
+        if flags.ndim != 1 or (flags.dtype != bool and len(flags)):
+            fail("ccw", ccw, "must be a 1-d array of booleans", InvalidSolution)
+        if not len(flags) == len(columns["src"]) == len(columns["dst"]) == len(
+                columns["wavelength"]):
+            fail("ccw", ccw, "src, dst, ccw and wavelength must have one entry per "
+                             "lightpath", InvalidSolution)
+        solution = object.__new__(cls)
+        solution.__dict__["arrays"] = (columns["src"], columns["dst"], flags.astype(bool),
+                                       columns["wavelength"])
+        return solution
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "WavelengthsSolution":
         reject_unknown_keys(data, ("lightpaths",), error=InvalidSolution)
         return cls(require(data, "lightpaths", InvalidSolution))
+
+
+class _LightpathsOfArrays:
+    """``WavelengthsSolution.lightpaths`` of a schedule made by
+    :meth:`WavelengthsSolution.from_arrays`: its :class:`Lightpath` objects, made from
+    its (checked) arrays on first read and kept. A schedule made from objects holds
+    them in its own ``__dict__``, which Python reads first."""
+
+    def __get__(self, solution, owner=None):
+        if solution is None:
+            return self
+        new, paths = object.__new__, []
+        src, dst, ccw, wl = (column.tolist() for column in solution.arrays)
+        for i, j, d, w in zip(src, dst, ccw, wl):
+            path = new(Lightpath)
+            path.__dict__.update(src=i, dst=j, dir=DIRECTIONS[d], wavelength=w)
+            paths.append(path)
+        solution.__dict__["lightpaths"] = tuple(paths)
+        return solution.__dict__["lightpaths"]
+
+
+# Set after the dataclass is made, so that it is not taken for the field's default.
+WavelengthsSolution.lightpaths = _LightpathsOfArrays()
 
 
 def _validate_names(instance: WavelengthsInstance, solution: WavelengthsSolution) -> None:

@@ -146,26 +146,29 @@ def test_eviction_takes_the_lightpath_whose_loss_harms_least(seed, data):
     weighed = heuristics._least_harm
 
     def every_candidate(state, victims, candidates):
+        pair_of = state.paths
         lost = {}
         for v in victims:
-            lost[state.paths[v][0]] = lost.get(state.paths[v][0], 0) + 1
+            lost[pair_of[v][0]] = lost.get(pair_of[v][0], 0) + 1
 
         def harm(pid):
-            p = state.paths[pid][0]
+            p = pair_of[pid][0]
             left = state.count[p] - lost.get(p, 0) - 1
             return (left < 1, state.pairs.size[p] / left if left >= 1 else 0.0, pid)
         chosen = weighed(state, victims, candidates)
         assert chosen == min(candidates, key=harm)
         return chosen
 
-    with mock.patch.object(heuristics, "_least_harm", every_candidate):
+    # The Python search (the reference of the compiled one) is the one that calls it.
+    with mock.patch.object(heuristics, "_least_harm", every_candidate), \
+            mock.patch.object(heuristics, "_eviction_compiled", heuristics._eviction_python):
         sol = mcf_schedule(inst, flows, seed=seed, rounds=2)
     if sol is not None:
         assert check(inst, sol), check(inst, sol).reason
 
 
 @given(seed=st.integers(0, 1000), moves=st.lists(st.integers(0, 10**6), max_size=60))
-def test_a_schedule_knows_the_lightpaths_of_each_node(seed, moves):
+def test_a_schedule_knows_the_lightpaths_of_each_node_and_segment(seed, moves):
     inst = generate(seed, nodes=8, wavelengths=3, max_hops=3, group=3, mp_peers=2)
     pairs = heuristics._Pairs(inst)
     state = heuristics._Schedule(inst, pairs)
@@ -174,11 +177,20 @@ def test_a_schedule_knows_the_lightpaths_of_each_node(seed, moves):
             state.remove(sorted(state.paths)[move % len(state.paths)])
         else:
             state.place(move % len(pairs))
+        # a node's set is made when first asked for, then kept up to date
+        state.sourced[move % inst.nodes], state.sunk[move // 7 % inst.nodes]
     for node in range(inst.nodes):
         assert state.sourced[node] == {pid for pid, (k, *_) in state.paths.items()
                                        if pairs.src[k] == node}
         assert state.sunk[node] == {pid for pid, (k, *_) in state.paths.items()
                                     if pairs.dst[k] == node}
+    # ... and who holds each (fiber, segment, wavelength), with each holder's pair
+    owner = np.full((2, inst.nodes, inst.wavelengths), -1)
+    for pid, (k, ccw, segs, wl) in state.paths.items():
+        owner[int(ccw), list(segs), wl] = pid
+        assert state.pid_pair[pid] == k
+    assert (state.owner == owner).all()
+    assert state.count_array.tolist() == state.count
 
 
 def test_greedy_gives_the_bottleneck_the_spare_wavelengths():

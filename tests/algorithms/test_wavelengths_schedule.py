@@ -4,6 +4,7 @@ same colours and busy bitmasks as the Python loop."""
 
 import pathlib
 import sys
+from unittest import mock
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -89,3 +90,74 @@ def test_mcf_schedule_matches_the_reference_on_a_ring_with_model_parallel_pairs(
     instance = WavelengthsInstance(nodes, 6, 25.0, 4, traffic.tolist())
     flows, _, _ = _fractional_counts(instance, None, 0, "highs")
     assert _same(instance, flows, seed=0) is not None
+
+
+
+def _filled(seed, nodes, wavelengths, hops, family, moves):
+    """A schedule after ``moves`` (place a lightpath of pair ``m % pairs``, or, every
+    fourth move, remove one), then filled until no pair can get one more."""
+    instance = generate(seed=seed, nodes=nodes, wavelengths=wavelengths,
+                        max_hops=min(hops, nodes - 1), family=family)
+    pairs = heuristics._Pairs(instance)
+    state = heuristics._Schedule(instance, pairs)
+    for move in moves:
+        if move % 4 == 0 and state.paths:
+            state.remove(sorted(state.paths)[move % len(state.paths)])
+        else:
+            state.place(move % len(pairs))
+    while any(state.place(k) is not None for k in range(len(pairs))):
+        pass
+    return state
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(6, 30), st.integers(1, 10), st.integers(2, 12),
+       st.sampled_from(["hybrid", "long-reach"]),
+       st.lists(st.integers(0, 10**6), max_size=80), st.floats(0.0, 2e7))
+def test_compiled_eviction_search_chooses_as_the_python_search(
+        seed, nodes, wavelengths, hops, family, moves, limit):
+    # A full ring (no pair can get a lightpath without evicting), then for every pair
+    # and limits from none to tight: the same lightpaths evicted, or none in both.
+    state = _filled(seed, nodes, wavelengths, hops, family, moves)
+    chosen = 0
+    for k in range(len(state.pairs)):
+        for bound in (float("inf"), limit):
+            compiled = heuristics._eviction_compiled(state, k, bound)
+            python = heuristics._eviction_python(state, k, bound)
+            assert (compiled is None) == (python is None), (k, bound)
+            assert compiled is None or set(compiled) == python, (k, bound)
+            chosen += compiled is not None
+
+
+def test_the_eviction_search_finds_choices_with_victims_on_a_full_ring():
+    # The search above is not vacuous: on a filled ring it picks lightpaths to evict.
+    state = _filled(3, 20, 8, 6, "long-reach", [])
+    found = [heuristics._eviction_compiled(state, k, float("inf"))
+             for k in range(len(state.pairs))]
+    assert None in found                                  # some pairs cannot get one
+    assert sorted({len(v) for v in found if v is not None}) == [1, 2]   # others evict
+
+
+
+def test_mcf_fill_up_evicts_as_the_python_search_on_a_tight_ring():
+    # The whole mcf_schedule, eviction by eviction: the same choices as in Python, and
+    # the same lightpaths as the reference.
+    instance = generate(seed=3, nodes=12, wavelengths=4, max_hops=4, family="long-reach")
+    rng = np.random.default_rng(3)
+    src, dst, _, _, _ = instance.pairs
+    flows = {(int(i), int(j), d): float(rng.uniform(0, 12))
+             for i, j in zip(src, dst) for d in ("cw", "ccw")}
+    outcomes = []
+    compiled = heuristics._eviction_compiled
+
+    def both(state, k, limit):
+        chosen = compiled(state, k, limit)
+        expected = heuristics._eviction_python(state, k, limit)
+        assert (chosen is None) == (expected is None)
+        assert chosen is None or set(chosen) == expected
+        outcomes.append(None if chosen is None else len(chosen))
+        return chosen
+
+    with mock.patch.object(heuristics, "_eviction_compiled", both):
+        _same(instance, flows, seed=0, rounds=2)
+    assert outcomes == [2, 3, None, 2, 3, None]   # two evictions, then stuck, per round

@@ -4,6 +4,7 @@ the infeasibility proofs, the generator and the fast count bound."""
 import functools
 import json
 import math
+import pickle
 import re
 
 import numpy as np
@@ -129,6 +130,42 @@ def test_checker_rules(solution, reason):
     assert verdict.feasible is (reason is None), verdict.reason
     if reason:
         assert re.search(reason, verdict.reason), verdict.reason
+    # The same lightpaths given as arrays: the same schedule, the same verdict and value.
+    again = from_lightpaths(solution.lightpaths)
+    assert again == solution and check(INST, again) == verdict
+    assert evaluate(INST, again) == evaluate(INST, solution)
+
+
+def from_lightpaths(paths):
+    return WavelengthsSolution.from_arrays([p.src for p in paths], [p.dst for p in paths],
+                                           [p.dir == "ccw" for p in paths],
+                                           [p.wavelength for p in paths])
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(0, 2**31 - 1),
+                          st.sampled_from(["cw", "ccw"]), st.integers(0, 2**31 - 1)),
+                max_size=30))
+def test_a_schedule_from_arrays_equals_one_from_objects(items):
+    solution = lp(*items)
+    # Written out from the arrays, then (on another copy) with the objects made first.
+    assert from_lightpaths(solution.lightpaths).to_dict() == solution.to_dict()
+    again = from_lightpaths(solution.lightpaths)
+    assert again == solution and again.lightpaths == solution.lightpaths
+    assert again.to_dict() == solution.to_dict()
+    assert all(np.array_equal(a, b) for a, b in zip(again.arrays, solution.arrays))
+    assert pickle.loads(pickle.dumps(from_lightpaths(solution.lightpaths))) == solution
+
+
+@pytest.mark.parametrize("columns, message", [
+    (([0, -1], [1, 2], [False, True], [0, 0]), r"lightpaths\[1\].src = -1: must be >= 0"),
+    (([0], [2**31], [False], [0]), r"lightpaths\[0\].dst = 2147483648: must be <= 2147483647"),
+    (([0], [1.5], [False], [0]), r"dst = \[1.5\]: must be a 1-d array of integers"),
+    (([0], [1], ["cw"], [0]), r"ccw = \['cw'\]: must be a 1-d array of booleans"),
+    (([0], [1], [False], [0, 1]), r"ccw = \[False\]: src, dst, ccw and wavelength must have one"),
+])
+def test_malformed_solution_arrays(columns, message):
+    with pytest.raises(InvalidSolution, match=message):
+        WavelengthsSolution.from_arrays(*columns)
 
 
 def test_evaluate_is_max_transfer_time():
@@ -269,3 +306,18 @@ def test_count_bound_counts_lightpaths_not_just_pairs():
     assert count_bound(inst) == pytest.approx(1.0)
     inst = WavelengthsInstance(4, 2, 8.0, 2, [[0, 2e9, 2e9, 0], [0] * 4, [0] * 4, [0] * 4])
     assert count_bound(inst) == pytest.approx(2.0)   # 0->1 and 0->2 share cw segment 0
+
+
+@given(st.integers(2, 12).flatmap(lambda n: st.lists(
+    st.sampled_from([0.0, -0.0, 1.0, 2.5e9, 1e-300, 7.0e12]), min_size=n * n, max_size=n * n)))
+def test_an_instance_from_an_array_reads_the_same_traffic_as_from_lists(cells):
+    n = math.isqrt(len(cells))
+    array = np.array(cells).reshape(n, n)
+    np.fill_diagonal(array, 0.0)
+    from_array = WavelengthsInstance(n, 2, 25.0, 1, array)
+    from_lists = WavelengthsInstance(n, 2, 25.0, 1, array.tolist())
+    assert from_array.traffic.tobytes() == from_lists.traffic.tobytes()
+    assert from_array.traffic_bytes == from_lists.traffic_bytes
+    assert not from_array.traffic.flags.writeable
+    array[0, 1] = 5.0                                # the instance holds its own copy
+    assert from_array.traffic.tobytes() == from_lists.traffic.tobytes()
