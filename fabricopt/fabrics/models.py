@@ -847,9 +847,10 @@ class SipRing(Fabric):
             return idle
         self._check_reach(t.total_matrix())
         result = _solve(self, "wavelengths", self.method, self._instance(t))
+        # lightpaths per pair, read from the checked schedule's arrays
+        src, dst, _, _ = result.solution.arrays
         counts = np.zeros((t.nodes, t.nodes))
-        for path in result.solution.to_dict()["lightpaths"]:
-            counts[path["src"], path["dst"]] += 1
+        np.add.at(counts, (src, dst), 1.0)
         duty = self.duty_cycle
         return Allocation(t, result.objective / duty, counts * self.wavelength_gbps * duty,
                           _member_order_rings(t), result)
