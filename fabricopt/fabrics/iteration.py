@@ -70,6 +70,7 @@ from fabricopt.errors import (InfeasibleInstance, InvalidArgument, SolverFailure
                               SolverUnavailable)
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
+from fabricopt.problems.placement import solution_arrays
 from fabricopt.methods import solve
 from fabricopt.fabrics._path_kernel import longest_path_s
 from fabricopt.fabrics.flows import step_s
@@ -383,8 +384,8 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     (objects, not JSON: the same plan, computed over arrays)."""
     n = instance.size
     ids, deps, share = _plan_parts(graph, instance)
-    start = np.fromiter(map(solution.start_s.__getitem__, ids), float, n)
-    gpu = np.fromiter(map(solution.gpu.__getitem__, ids), np.int64, n)
+    # indexed like instance.ops (arrays a solution made for this instance carries)
+    gpu, start = solution_arrays(instance, solution)
     compute = instance.compute_list
     order = np.lexsort((np.arange(n), start)).tolist()
     # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)

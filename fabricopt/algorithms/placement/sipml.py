@@ -37,7 +37,7 @@ import numpy as np
 
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
-from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, advance, schedule,
+from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, advance,
                                           split_op_graph)
 
 __all__ = ["sub_op_count", "balance", "feasible_set", "algorithm1", "sipml", "unconstrained",
@@ -401,18 +401,13 @@ def _csr(rows: np.ndarray, cols: np.ndarray, n: int, *values: np.ndarray) -> tup
             *(np.ascontiguousarray(v[by]) for v in values))
 
 
-def _makespans(instance: PlacementInstance, placed: dict) -> dict:
-    """Ring size -> makespan of ``placed[ring] = (gpu, order)``: the compiled list
-    schedule, the same loop and arithmetic as :func:`schedule_times` (tested equal)."""
-    from fabricopt.algorithms.placement._schedule_kernel import list_schedule, parent_arrays
+def _scheduled(instance: PlacementInstance, placed: dict) -> dict:
+    """Ring size -> ``(start, end)`` of ``placed[ring] = (gpu, order)``: the compiled
+    list schedule, the same loop and arithmetic as :func:`schedule_times` (tested equal,
+    bit for bit)."""
+    from fabricopt.algorithms.placement._schedule_kernel import schedule_arrays
 
-    parents = parent_arrays(instance)
-    out = {}
-    for ring, (gpu, order) in placed.items():
-        _, end, _ = list_schedule(instance.gpus, np.asarray(order, dtype=np.int64),
-                                  np.asarray(gpu, dtype=np.int64), *parents, instance.compute)
-        out[ring] = float(end.max()) if end.size else 0.0
-    return out
+    return schedule_arrays(instance, placed)
 
 
 def _algorithm1_compiled(instance: PlacementInstance, k: int, degree: int) -> tuple:
@@ -540,7 +535,8 @@ def unconstrained(instance: PlacementInstance) -> PlacementSolution:
     """
     k = degree_safe_gpus(instance)
     gpu, order, _ = algorithm1(instance, gpus=k, degree=k)
-    return schedule(instance, gpu, order)
+    start, _ = _scheduled(instance, {k: (gpu, order)})[k]
+    return PlacementSolution._of_instance(instance, gpu, start)
 
 
 #: ``rings`` values of :func:`sipml`.
@@ -604,8 +600,13 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
         small = degree_safe_gpus(instance)
         if small < instance.gpus:
             placed[small] = algorithm1(instance, gpus=small, degree=small)[:2]
-        makespans = _makespans(instance, placed)
+        timed = _scheduled(instance, placed)
+        makespans = {ring: float(end.max()) if end.size else 0.0
+                     for ring, (_, end) in timed.items()}
         info["ring_makespans_s"] = makespans
         kept = min(makespans, key=lambda ring: (makespans[ring], -ring))
         (gpu, order), info["ring_gpus"] = placed[kept], kept
-    return schedule(instance, gpu, order), info
+        start = timed[kept][0]
+    else:
+        start = _scheduled(instance, {instance.gpus: (gpu, order)})[instance.gpus][0]
+    return PlacementSolution._of_instance(instance, gpu, start), info
