@@ -534,7 +534,7 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
     dep a -> b: 'b' starts at 1.5 before 'a' ends at 1 + transfer 1 = 2
     """
     gpu, start = solution_arrays(instance, solution)
-    ids = [op.id for op in instance.ops]
+    ids = instance._ids
     negative = np.flatnonzero(start < 0)
     if len(negative):
         k = negative[0]

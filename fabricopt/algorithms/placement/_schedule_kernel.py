@@ -52,7 +52,7 @@ def _grouped(instance: PlacementInstance, at: np.ndarray, other: np.ndarray,
              carries_bytes: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     delay = instance.delay_s
     if carries_bytes:
-        keep = np.array([dep.bytes > 0 for dep in instance.deps], dtype=bool)
+        keep = instance._dep_bytes > 0
         at, other, delay = at[keep], other[keep], delay[keep]
     by = np.argsort(at, kind="stable")
     ptr = np.zeros(instance.size + 1, dtype=np.int64)

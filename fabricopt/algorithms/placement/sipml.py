@@ -424,7 +424,7 @@ def _algorithm1_compiled(instance: PlacementInstance, k: int, degree: int) -> tu
     if degree >= k:
         dev = kernel.unconstrained_kernel(k, order_array, par_ptr, par_idx, par_delay, compute)
         return dev.tolist(), order, info
-    carries = np.array([dep.bytes > 0 for dep in instance.deps], dtype=bool)
+    carries = instance._dep_bytes > 0
     cpar_ptr, cpar_idx = _csr(dst[carries], src[carries], n)
     cch_ptr, cch_idx = _csr(src[carries], dst[carries], n)
     dev, info["relocations"], info["relocated_ops"] = kernel.windowed_kernel(
