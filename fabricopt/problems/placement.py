@@ -320,6 +320,13 @@ class PlacementInstance:
     def _position_order(self) -> tuple:
         return tuple(self._order(None))
 
+    @cached_property
+    def _order_array(self) -> np.ndarray:
+        """:meth:`topological_order` (the default) as an int64 array, shared: read it,
+        never write it (writable only so that the compiled kernels that read it keep
+        the one signature they are compiled and cached for)."""
+        return np.array(self._position_order, dtype=np.int64)
+
     def _order(self, priority: Sequence[float] | None) -> list[int]:
         n = self.size
         indegree = [0] * n
@@ -359,7 +366,7 @@ def _plain_floats(values: np.ndarray) -> bool:
 #: The cached arrays of an instance that depend on its ops and deps alone (not on
 #: ``gpus``, ``max_peers`` or ``link_gbps``): shared by :meth:`PlacementInstance._with_scalars`.
 _GRAPH_CACHES = ("compute", "compute_list", "_dep_bytes", "dep_src", "dep_dst",
-                 "_position_order", "_ids")
+                 "_position_order", "_order_array", "_ids")
 
 
 def _as_mapping(field: str, value: Any) -> Mapping:
@@ -402,17 +409,24 @@ class PlacementSolution:
         schedule made here (the ids are an instance's): the values are validated as
         arrays, and anything out of range takes the validating constructor, which
         names it."""
+        return cls._from_arrays(ids, gpu, start_s)[0]
+
+    @classmethod
+    def _from_arrays(cls, ids: Sequence[str], gpu: Sequence[int], start_s: Sequence[float]
+                     ) -> tuple["PlacementSolution", np.ndarray | None, np.ndarray | None]:
+        """:meth:`_from_lists` and, when the values passed as arrays, those arrays
+        (``None, None`` when the validating constructor took them)."""
         gpus = np.asarray(gpu)
         starts = np.asarray(start_s, dtype=float)
         if (len(gpus) and (gpus.dtype.kind not in "iu" or gpus.min() < 0
                            or gpus.max() > MAX_INDEX)) \
                 or not (np.isfinite(starts).all() and (starts <= MAX_DERIVED).all()
                         and not ((starts != 0) & (np.abs(starts) < MIN_MAGNITUDE)).any()):
-            return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s)))
+            return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s))), None, None
         out = object.__new__(cls)
         object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
         object.__setattr__(out, "start_s", MappingProxyType(dict(zip(ids, starts.tolist()))))
-        return out
+        return out, gpus, starts
 
     @classmethod
     def _of_instance(cls, instance: PlacementInstance, gpu: Sequence[int],
@@ -420,14 +434,14 @@ class PlacementSolution:
         """:meth:`_from_lists` of ``instance``'s op ids (``gpu[k]``, ``start_s[k]`` for
         ``instance.ops[k]``), which also keeps the two as read-only arrays for
         :func:`check`, :func:`evaluate` and the cost model to read instead of looking
-        every op id up. The arrays hold the very values of the mappings (both are made
-        from them and neither can change) and are read only for an instance with these
-        very ``ops`` (see :func:`_arrays`)."""
-        out = cls._from_lists(instance._ids, gpu, start_s)
-        if type(out.gpu) is MappingProxyType and len(out.gpu) == instance.size:
-            gpus = _frozen(np.fromiter(out.gpu.values(), np.int64, instance.size))
-            starts = _frozen(np.fromiter(out.start_s.values(), float, instance.size))
-            object.__setattr__(out, "_aligned", (instance.ops, gpus, starts))
+        every op id up. The arrays are copies holding the very values of the mappings
+        (made from the same validated arrays; neither can change) and are read only
+        for an instance with these very ``ops`` (see :func:`solution_arrays`)."""
+        out, gpus, starts = cls._from_arrays(instance._ids, gpu, start_s)
+        if gpus is not None and gpus.shape == starts.shape == (instance.size,):
+            object.__setattr__(out, "_aligned", (instance.ops,
+                                                 _frozen(gpus.astype(np.int64)),
+                                                 _frozen(starts.copy())))
         return out
 
     def to_dict(self) -> dict[str, Any]:

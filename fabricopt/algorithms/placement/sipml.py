@@ -412,25 +412,51 @@ def _scheduled(instance: PlacementInstance, placed: dict) -> dict:
 
 def _algorithm1_compiled(instance: PlacementInstance, k: int, degree: int) -> tuple:
     """:func:`algorithm1` on arrays, in the numba kernels."""
+    gpu, order, info = _algorithm1_arrays(instance, k, degree, _KernelArrays(instance))
+    return gpu.tolist(), order.tolist(), info
+
+
+class _KernelArrays:
+    """The arrays of ``instance`` that Algorithm 1's kernels read, each made once for
+    all the rings one :func:`sipml` call places."""
+
+    def __init__(self, instance: PlacementInstance):
+        self.instance = instance
+        self._parents = self._comm = None
+
+    @property
+    def parents(self) -> tuple:
+        """``(ptr, parent, delay_s)`` of every dep, each op's parents by index."""
+        if self._parents is None:
+            inst = self.instance
+            self._parents = _csr(inst.dep_dst, inst.dep_src, inst.size, inst.delay_s)
+        return self._parents
+
+    @property
+    def comm(self) -> tuple:
+        """``(parent ptr, parent, child ptr, child)`` of the deps that carry bytes."""
+        if self._comm is None:
+            inst = self.instance
+            carries = inst._dep_bytes > 0
+            src, dst = inst.dep_src[carries], inst.dep_dst[carries]
+            self._comm = _csr(dst, src, inst.size) + _csr(src, dst, inst.size)
+        return self._comm
+
+
+def _algorithm1_arrays(instance: PlacementInstance, k: int, degree: int,
+                       arrays: _KernelArrays) -> tuple[np.ndarray, np.ndarray, dict]:
+    """:func:`algorithm1` in the numba kernels, its GPUs and order as arrays."""
     from fabricopt.algorithms.placement import _algorithm1_kernel as kernel
 
-    n = instance.size
-    order = instance.topological_order()
-    order_array = np.array(order, dtype=np.int64)
-    src, dst = instance.dep_src, instance.dep_dst
-    par_ptr, par_idx, par_delay = _csr(dst, src, n, instance.delay_s)
+    order = instance._order_array
     compute = instance.compute
     info = {"relocations": 0, "relocated_ops": 0}
     if degree >= k:
-        dev = kernel.unconstrained_kernel(k, order_array, par_ptr, par_idx, par_delay, compute)
-        return dev.tolist(), order, info
-    carries = instance._dep_bytes > 0
-    cpar_ptr, cpar_idx = _csr(dst[carries], src[carries], n)
-    cch_ptr, cch_idx = _csr(src[carries], dst[carries], n)
+        dev = kernel.unconstrained_kernel(k, order, *arrays.parents, compute)
+        return dev, order, info
     dev, info["relocations"], info["relocated_ops"] = kernel.windowed_kernel(
-        k, degree, order_array, par_ptr, par_idx, par_delay, compute,
-        cpar_ptr, cpar_idx, cch_ptr, cch_idx)
-    return dev.tolist(), order, {key: int(value) for key, value in info.items()}
+        k, degree, order, *arrays.parents, compute, *arrays.comm)
+    return dev, order, {key: int(value) for key, value in info.items()}
 
 
 def _algorithm1_python(instance: PlacementInstance, k: int, degree: int) -> tuple:
@@ -534,7 +560,7 @@ def unconstrained(instance: PlacementInstance) -> PlacementSolution:
     {'a': 0, 'b': 1, 'c': 0}
     """
     k = degree_safe_gpus(instance)
-    gpu, order, _ = algorithm1(instance, gpus=k, degree=k)
+    gpu, order, _ = _algorithm1_arrays(instance, k, k, _KernelArrays(instance))
     start, _ = _scheduled(instance, {k: (gpu, order)})[k]
     return PlacementSolution._of_instance(instance, gpu, start)
 
@@ -593,13 +619,17 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
     """
     if rings not in RINGS:
         fail("rings", rings, f"must be one of {', '.join(RINGS)}")
-    gpu, order, info = algorithm1(instance)
+    # algorithm1 on arrays, each ring's placement kept as arrays for its schedule
+    arrays = _KernelArrays(instance)
+    gpu, order, info = _algorithm1_arrays(instance, instance.gpus, instance.max_peers + 1,
+                                          arrays)
     info["ring_gpus"] = instance.gpus
     if rings == "search" and instance.gpus > 1:
-        placed = {instance.gpus: (gpu, order), 1: ([0] * instance.size, order)}
+        placed = {instance.gpus: (gpu, order),
+                  1: (np.zeros(instance.size, dtype=np.int64), order)}
         small = degree_safe_gpus(instance)
         if small < instance.gpus:
-            placed[small] = algorithm1(instance, gpus=small, degree=small)[:2]
+            placed[small] = _algorithm1_arrays(instance, small, small, arrays)[:2]
         timed = _scheduled(instance, placed)
         makespans = {ring: float(end.max()) if end.size else 0.0
                      for ring, (_, end) in timed.items()}
