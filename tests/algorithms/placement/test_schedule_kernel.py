@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from fabricopt.algorithms._budget import Budget
 from fabricopt.algorithms.placement._schedule_kernel import (list_schedule, parent_arrays,
                                                              schedule_arrays)
-from fabricopt.algorithms.placement.sipml import RINGS, sipml, unconstrained
+from fabricopt.algorithms.placement.sipml import (RINGS, algorithm1, degree_safe_gpus,
+                                                  sipml, unconstrained)
 from fabricopt.algorithms.placement.circulant_schedule import longest_work_first
 from fabricopt.algorithms.placement.local_search import _Schedule
 from fabricopt.problems.placement import generate, schedule, schedule_times
@@ -47,11 +48,19 @@ def test_sipml_and_unconstrained_schedule_as_the_python_loop(seed, ops, gpus, pe
     inst = generate(seed, ops=ops, gpus=gpus, max_peers=min(peers, gpus))
     order = inst.topological_order()        # the placement order of every ring
     for rings in RINGS:
-        solution, _ = sipml(inst, rings=rings)
+        solution, info = sipml(inst, rings=rings)
+        # the placement of the ring kept is algorithm1's on that ring
+        ring = info["ring_gpus"]
+        placed = [0] * inst.size if ring == 1 else algorithm1(
+            inst, **({} if ring == inst.gpus else {"gpus": ring, "degree": ring}))[0]
+        assert [solution.gpu[op.id] for op in inst.ops] == placed
         want = python_schedule(inst, solution, order)
         assert list(solution.start_s) == list(want)
         assert_bits_equal(list(solution.start_s.values()), list(want.values()))
     solution = unconstrained(inst)
+    safe = degree_safe_gpus(inst)
+    assert [solution.gpu[op.id] for op in inst.ops] == algorithm1(inst, gpus=safe,
+                                                                  degree=safe)[0]
     want = python_schedule(inst, solution, order)
     assert_bits_equal(list(solution.start_s.values()), list(want.values()))
 
