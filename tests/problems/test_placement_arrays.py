@@ -146,3 +146,12 @@ def test_carried_arrays_are_checked_against_the_instance_read():
         check(other, carried)
     with pytest.raises(InvalidSolution, match=r"^start_s\['a'\] = inf: must be finite"):
         PlacementSolution._of_instance(inst, [0, 1], [float("inf"), 1.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 300),
+       st.floats(1e-3, 1e6, allow_nan=False, allow_infinity=False))
+def test_the_transfer_times_are_the_scalar_formula_dep_by_dep(seed, ops, link_gbps):
+    inst = generate(seed=seed, ops=ops, gpus=8, max_peers=3)._with_scalars(8, 3, link_gbps)
+    expected = [8.0 * d.bytes / (link_gbps * 1e9) for d in inst.deps]
+    assert inst.delay_s.tobytes() == np.array(expected, dtype=float).tobytes()
