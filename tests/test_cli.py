@@ -18,6 +18,16 @@ def test_generate_pipe_solve_json_prints_envelope_only():
     assert envelope["status"] == "optimal" and envelope["problem"] == "circuits"
 
 
+def test_solve_without_the_bound():
+    code, inst, _ = run("generate", "circuits", "--seed", "3")
+    code, out, err = run("solve", "-", "--method", "exact", "--no-bound", "--json", stdin=inst)
+    assert code == 0, err
+    envelope = json.loads(out)
+    assert envelope["status"] == "feasible" and envelope["objective"] > 0
+    assert (envelope["bound"], envelope["gap"], envelope["bound_source"]) == (None, None, None)
+    assert envelope["info"]["bound"] == "not computed: solve(..., bound=False)"
+
+
 def test_milp_json_stdout_has_no_highs_banner(tmp_path):
     path = tmp_path / "i.json"
     assert main(["generate", "circuits", "--seed", "1", "--gpus", "6", "--out", str(path)]) == 0

@@ -16,6 +16,10 @@ def add_parser(sub) -> None:
     p.add_argument("--method", required=True)
     p.add_argument("--time-limit", type=float, default=None, metavar="S")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-bound", dest="bound", action="store_false",
+                   help="compute no bound on the optimum: bound, gap and bound_source are "
+                        "null, and the status is feasible at most (an optimal claim is not "
+                        "certified); for when only the checked, scored solution matters")
     p.add_argument("--backend", choices=("highs", "cbc"), default=None,
                    help="MILP backend (MILP methods only)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
@@ -65,7 +69,8 @@ def _solve(args) -> int:
         options["backend"] = args.backend
     if args.out and args.out != "-":
         check_writable(args.out)
-    result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed, **options)
+    result = solve(instance, args.method, time_limit=args.time_limit, seed=args.seed,
+                   bound=args.bound, **options)
     if args.json:
         dump(result, "-")
     else:

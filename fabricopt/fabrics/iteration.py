@@ -71,6 +71,7 @@ from fabricopt.errors import (InfeasibleInstance, InvalidArgument, SolverFailure
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
 from fabricopt.problems.placement import solution_arrays
+from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.methods import solve
 from fabricopt.fabrics._path_kernel import longest_path_s
 from fabricopt.fabrics.flows import step_s
@@ -332,14 +333,9 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                                 f"use k = 1 (pure data parallelism)")
     instance = _balanced(graph, k, tau_s=tau_s, max_peers=max_peers,
                          link_gbps=fabric.per_node_gbps)
-    # the placement and its makespan, without the bounds on the placement's optimum
-    # that solve adds and that no part of the cost model reads
-    try:
-        from fabricopt.methods.placement import unbounded_result
-    except ImportError:              # a placement kind without the shipped methods
-        result = solve(instance, method, seed=seed, time_limit=time_limit)
-    else:
-        result = unbounded_result(instance, method, seed=seed, time_limit=time_limit)
+    # the placement and its makespan, without the bounds on the placement's optimum,
+    # which no part of the cost model reads
+    result = solve(instance, method, seed=seed, time_limit=time_limit, bound=False)
     if result.status == "infeasible":
         raise InfeasibleInstance(f"placement/{method}: no placement of {workload.name} on "
                                  f"k = {k} GPUs with max_peers = {max_peers}")
@@ -825,14 +821,29 @@ def search_iteration_time(workload, fabric: Fabric, gpus: int, *, k_values=None,
             kept.append((n, (k, l, plan, peers)))
         order = sorted(kept, key=lambda item: bounds.get(item[0], 0.0))
     best_n = -1
+
+    def ruled_out(n: int, plan: Plan) -> bool:
+        # A candidate that cannot end sooner than the best found (or than beat_s) is
+        # not priced; one that might tie is, so ties go to the earlier candidate.
+        if n not in bounds:
+            return False
+        if bounds[n] >= beat_s or (best is not None and bounds[n] > best.total_s):
+            return True
+        if best is None and beat_s == math.inf:
+            return False
+        # The fabric's own bound on configuring the plan's traffic costs more, so it is
+        # asked only of a candidate the first bound lets through; the one-GPU fallback
+        # keeps its own bound. The bound and the configuration's time are computed
+        # apart: one the configuration attains may round above it, hence the margin.
+        limit = min(beat_s, math.inf if best is None else best.total_s)
+        comm = fabric.comm_lower_bound_s(plan.traffic())
+        return min(comm, plan.serial_s) > limit * (1 + CERTIFY_RTOL)
+
     for n, (k, l, plan, peers) in order:
         if progress is not None:
             progress(f"k={k} l={l}{_peers_label(peers)} ({n + 1}/{len(candidates)}"
                      + (", a placement found elsewhere)" if plan is not None else ")"))
-        # A candidate that cannot end sooner than the best found (or than beat_s) is
-        # not priced; one that might tie is, so ties go to the earlier candidate.
-        if n in bounds and (bounds[n] >= beat_s or (best is not None
-                                                    and bounds[n] > best.total_s)):
+        if ruled_out(n, plan):
             reasons.append((k, l, peers, f"its lower bound is at least "
                            f"{min(beat_s, best.total_s if best else math.inf):.6g} s"))
             continue

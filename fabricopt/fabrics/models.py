@@ -43,18 +43,25 @@ References
 from __future__ import annotations
 
 import abc
-
 import math
+import time
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
 
-from fabricopt.errors import InfeasibleInstance, SolverFailure, SolverUnavailable
-from fabricopt.problems import instance_from_dict, kinds
-from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
+from fabricopt.errors import InfeasibleInstance, InvalidSolution, SolverFailure, SolverUnavailable
+from fabricopt.bounds.wavelengths import count_bound
+from fabricopt.problems import CheckResult, kinds
+from fabricopt.problems.circuits import (CircuitsInstance, check_counts, circuit_counts,
+                                         evaluate_counts)
+from fabricopt.problems.wavelengths import WavelengthsInstance
 from fabricopt.problems._validate import as_float, as_int, fail
+from fabricopt.algorithms.circuits import exact_counts, greedy_counts
+from fabricopt.methods import circuits as circuit_methods
 from fabricopt.methods import methods, solve
+from fabricopt.methods.registry import get_method
+from fabricopt.methods.result import Result, relative_gap
 from fabricopt.fabrics.flows import Links, pair_links, port_links
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
 from fabricopt.fabrics.traffic import (PairTraffic, Traffic, as_traffic, port_bound_s,
@@ -78,7 +85,8 @@ class Allocation:
     rings : tuple of (order, share, bytes)
         The AllReduce rings: node order, share of the group's bytes, the group's bytes.
     result : Result or None
-        The solver result that configured the fabric, if a solver did.
+        The solver result that configured the fabric, if a solver did (on SiP-OCS
+        priced from circuit counts, without its ``solution``: see :class:`SipOcs`).
     ring_gbps : numpy.ndarray or None
         Rates of the AllReduce's hops when they differ from ``pair_gbps``: a packet
         switch shares its ports during the AllReduce among the ring transfers alone,
@@ -101,6 +109,26 @@ class Allocation:
     def step_links(self) -> Links:
         """The links the step's transfers share (see ``links``)."""
         return pair_links(self.pair_gbps) if self.links is None else self.links
+
+    def dedicated_time_s(self, matrix_bytes) -> float:
+        """Seconds to deliver ``matrix_bytes`` (N x N) on this configuration when every
+        pair sends at once over a rate of its own, ``pair_gbps`` (circuits, lightpaths):
+        the longest ``8 * bytes / (pair_gbps * 1e9)``, ``inf`` if a pair with bytes has
+        no rate, 0 without bytes. On SiP-OCS this is ``problems.circuits.evaluate`` of
+        the configuration's circuits.
+
+        Examples
+        --------
+        >>> a = SipOcs(switches=2, gbps=16.0).allocate([[0, 1e9], [1e9, 0]])
+        >>> a.dedicated_time_s([[0, 2e9], [0, 0]])
+        1.0
+        """
+        m = np.asarray(matrix_bytes, dtype=float)
+        demanded = m > 0
+        if not demanded.any():
+            return 0.0
+        with np.errstate(divide="ignore"):
+            return float((8.0 * m[demanded] / (self.pair_gbps[demanded] * 1e9)).max())
 
     def allreduce_s(self) -> float:
         """Time of the data-parallel AllReduces alone: every ring hop carries its share
@@ -150,13 +178,77 @@ def _solve(fabric: "Fabric", kind: str, method: str, instance: dict, **options):
                                 f"problem kind, which is not registered here")
     result = solve(instance, method, **options)
     message = result.info.get("message", "")
-    if result.status == "infeasible":
+    if result.status not in ("optimal", "feasible") or result.solution is None:
+        _refuse(fabric, kind, method, result.status, message)
+    return result
+
+
+def _refuse(fabric: "Fabric", kind: str, method: str, status: str, message: str):
+    """Raise the error of a configuration that ended ``status`` (not a solution)."""
+    if status == "infeasible":
         raise InfeasibleInstance(f"{fabric.label}: the traffic has no {kind} configuration"
                                  f"{': ' + message if message else ''}")
-    if result.status not in ("optimal", "feasible") or result.solution is None:
-        raise SolverFailure(f"{fabric.label}: {kind}/{method} ended {result.status}"
-                            f"{': ' + message if message else ''}")
-    return result
+    raise SolverFailure(f"{fabric.label}: {kind}/{method} ended {status}"
+                        f"{': ' + message if message else ''}")
+
+
+#: The shipped methods of the ``circuits`` kind that compute circuit counts and then
+#: decompose them into switch configurations: registered function, counts, status.
+_COUNTS_METHODS = {
+    "exact": (circuit_methods.exact, exact_counts, "optimal"),
+    "greedy": (circuit_methods.greedy, greedy_counts, "feasible"),
+}
+
+
+def _shipped_counts(method: str):
+    """``(counts function, status)`` of ``method`` when the registry still maps the
+    name to the shipped method (a plug-in may re-register it), else None."""
+    entry = _COUNTS_METHODS.get(method)
+    if entry is None or not method_available("circuits", method) \
+            or get_method("circuits", method).fn is not entry[0]:
+        return None
+    return entry[1:]
+
+
+def _counts_configuration(fabric: "SipOcs", instance: CircuitsInstance, counts_fn,
+                          status: str) -> tuple[Result, np.ndarray]:
+    """A shipped counts method's circuit counts, checked and scored by the ``circuits``
+    kind (:func:`~fabricopt.problems.circuits.check_counts`,
+    :func:`~fabricopt.problems.circuits.evaluate_counts`), and the :class:`Result` that
+    ``solve`` gives the method, less the switch configurations: the fabric reads only
+    the counts, and splitting them into one permutation per switch (always possible,
+    König) is most of the method's work. Errors as :func:`_solve` raises them."""
+    method = fabric.method
+    start = time.perf_counter()
+    try:
+        counts = counts_fn(instance)
+    except InfeasibleInstance as exc:
+        _refuse(fabric, "circuits", method, "infeasible", str(exc))
+    except Exception as exc:  # reported as solve reports a method's failure
+        _refuse(fabric, "circuits", method, "error",
+                f"method {method!r} raised {type(exc).__name__}: {exc}")
+    runtime_s = time.perf_counter() - start
+    try:
+        verdict = check_counts(instance, counts)
+    except InvalidSolution as exc:
+        verdict = CheckResult.violated(str(exc))
+    if not verdict.feasible:
+        _refuse(fabric, "circuits", method, "error",
+                f"method {method!r} returned infeasible circuit counts: {verdict.reason}")
+    objective = float(evaluate_counts(instance, counts))
+    if not math.isfinite(objective):
+        _refuse(fabric, "circuits", method, "error",
+                f"method {method!r}: its circuit counts score {objective!r}, not finite")
+    info = {"solution": "not built: the circuit counts were checked and scored without "
+                        "being decomposed into switch configurations"}
+    if status == "optimal":   # the exact method's proof, as solve certifies it
+        bound, source = objective, "optimal"
+    else:
+        bound, source = None, None
+        info["bound"] = "not computed: the fabric reads only the counts"
+    result = Result("circuits", method, status, "min", objective, bound,
+                    relative_gap(objective, bound), runtime_s, None, info, "none", source)
+    return result, counts
 
 
 class Fabric(abc.ABC):
@@ -212,6 +304,17 @@ class Fabric(abc.ABC):
     @abc.abstractmethod
     def allocate(self, traffic) -> Allocation:
         """The per-pair rates the fabric gives ``traffic`` and its delivery time."""
+
+    def comm_lower_bound_s(self, traffic) -> float:
+        """No configuration of this fabric delivers ``traffic`` sooner: a lower bound on
+        ``allocate(traffic).comm_time_s`` that costs much less than :meth:`allocate`
+        (a search skips pricing a placement this bound already rules out).
+
+        0 here: the fabrics without a configuration problem of their own know none
+        beyond the port bound, which :func:`~fabricopt.fabrics.iteration.lower_bound_s`
+        applies to every fabric.
+        """
+        return 0.0
 
     def comm_time(self, traffic) -> float:
         """Seconds to deliver ``traffic`` (a Traffic or an N x N byte matrix) at once."""
@@ -563,6 +666,14 @@ class SipOcs(Fabric):
     that minimizes the longest transfer. ``reconfig_s`` (10 ms) is paid once per job.
     Degree-limited placement keeps one circuit for the data-parallel ring.
 
+    The fabric reads only how many circuits each pair gets, so the shipped ``exact``
+    and ``greedy`` methods (while the registry maps the names to them) give their
+    circuit counts without splitting them into one permutation per switch (always
+    possible: König): ``problems.circuits.check_counts`` checks them,
+    ``evaluate_counts`` scores them, and the allocation's ``result`` is ``solve``'s less
+    the solution (None; ``info["solution"]`` says so). Any other method runs through
+    ``solve``.
+
     Examples
     --------
     >>> f = SipOcs(switches=2, gbps=16.0)
@@ -614,8 +725,12 @@ class SipOcs(Fabric):
         # through a million Python floats
         instance = CircuitsInstance(self.switches, self.circuit_gbps,
                                     np.asarray(t.total_matrix(), dtype=float))
-        result = _solve(self, "circuits", self.method, instance)
-        counts = circuit_counts(instance, result.solution)
+        shipped = _shipped_counts(self.method)
+        if shipped is not None:
+            result, counts = _counts_configuration(self, instance, *shipped)
+        else:
+            result = _solve(self, "circuits", self.method, instance)
+            counts = circuit_counts(instance, result.solution)
         return Allocation(t, result.objective, counts * self.circuit_gbps,
                           _member_order_rings(t), result)
 
@@ -704,6 +819,27 @@ class SipRing(Fabric):
             raise InfeasibleInstance(f"{self.label}: GPUs {a} and {b} are {int(hops[far[0]])} "
                                      f"hops apart both ways round, beyond max_hops = "
                                      f"{self.max_hops}")
+
+    def comm_lower_bound_s(self, traffic) -> float:
+        """SiP-ML's count relaxation of the wavelengths problem (its optimum bounds
+        every schedule's longest transfer, ``count_bound``) over the duty cycle;
+        ``inf`` where no lightpaths can carry the traffic.
+
+        Examples
+        --------
+        >>> ring = SipRing(wavelengths=2, wavelength_gbps=8.0)
+        >>> t = [[0, 2e9, 0], [0, 0, 0], [0, 0, 0]]
+        >>> ring.comm_lower_bound_s(t) <= ring.allocate(t).comm_time_s
+        True
+        """
+        t = as_traffic(traffic)
+        if _idle(t) is not None:
+            return 0.0
+        spec = self._instance(t)
+        instance = WavelengthsInstance(spec["nodes"], spec["wavelengths"],
+                                       spec["wavelength_gbps"], spec["max_hops"],
+                                       spec["traffic_bytes"])
+        return count_bound(instance) / self.duty_cycle
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)

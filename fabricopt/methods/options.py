@@ -32,8 +32,10 @@ from fabricopt.errors import InvalidArgument, InvalidOption, SolverUnavailable
 
 __all__ = ["Option", "at_least", "between", "infer_options", "RESERVED"]
 
-#: Keywords ``solve`` itself passes; never declared as options.
-RESERVED = ("time_limit", "seed")
+#: Keywords ``solve`` itself passes; never declared as options. ``bound`` reaches only
+#: a method whose signature names it (one that can skip computing its own bound), and
+#: only as ``bound=False``.
+RESERVED = ("time_limit", "seed", "bound")
 
 _TYPES = (int, float, bool, str)
 _TRUE, _FALSE, _NONE = ("true", "yes", "1"), ("false", "no", "0"), ("none", "null")
@@ -207,8 +209,8 @@ def _parse_json(text: str) -> Any:
 def infer_options(fn: Callable[..., Any]) -> tuple[tuple[Option, ...], bool]:
     """Options of an undeclared method, from its signature: ``(options, takes_any)``.
 
-    Every parameter with a default other than ``time_limit`` and ``seed`` is an
-    option; its type is that of the default when the default is an int, float, bool
+    Every parameter with a default other than ``time_limit``, ``seed`` and ``bound``
+    (:data:`RESERVED`) is an option; its type is that of the default when the default is an int, float, bool
     or str, else unchecked (``type=None``). ``takes_any`` is True when ``fn`` has a
     ``**kwargs``: names beyond these are then passed through unchecked.
     """

@@ -4,8 +4,9 @@
 Every heuristic reports the bound of :func:`.placement_bounds.heuristic_bound` (the
 largest of the fast bounds of :mod:`fabricopt.bounds.placement` and, on small
 instances, the MILP's LP relaxation and dual bound), named in ``Result.bound_source``,
-so its result has a gap even where the MILP cannot finish. The MILP is warm-started
-from the best heuristic answer and never returns anything worse.
+so its result has a gap even where the MILP cannot finish; ``solve(..., bound=False)``
+tells them to skip it. The MILP is warm-started from the best heuristic answer and never
+returns anything worse.
 """
 
 from __future__ import annotations
@@ -16,60 +17,45 @@ from functools import partial
 from fabricopt.models import placement as formulation
 from fabricopt.algorithms.placement import local_search as ours
 from fabricopt.algorithms.placement import sipml as paper
-from fabricopt.errors import InfeasibleInstance, InvalidSolution
-from fabricopt.problems.placement import PlacementInstance, check, evaluate
+from fabricopt.problems.placement import PlacementInstance, evaluate
 from fabricopt.methods.milp_method import MILP_OPTIONS, milp_method
 from fabricopt.methods.options import Option, at_least
 from fabricopt.methods.placement_bound import heuristic_bound
-from fabricopt.methods.registry import get_method, register_method
-from fabricopt.methods.result import Result, SolverOutput
-from fabricopt.methods.solve import _checked_limits, _limit, solve
+from fabricopt.methods.registry import register_method
+from fabricopt.methods.result import SolverOutput
 
-__all__ = ["sipml", "sipml_ls", "unconstrained", "round_robin", "milp", "unbounded_result"]
+__all__ = ["sipml", "sipml_ls", "unconstrained", "round_robin", "milp"]
 
 
 def _heuristic(solution, instance: PlacementInstance, info: dict | None = None, *,
-               bound_milp_s: float | None = None, time_limit=None) -> SolverOutput:
-    bound = heuristic_bound(instance, solution, milp_s=bound_milp_s, time_limit=time_limit)
-    return SolverOutput(solution, "feasible", bound, dict(info or {}))  # bound names its source
-
-
-def _sipml_answer(instance, *, time_limit=None, seed=0, rings: str = "search"):
-    return paper.sipml(instance, rings=rings)
-
-
-def _sipml_ls_answer(instance, *, time_limit=None, seed=0, max_evals=None, restarts: int = 20,
-                     rings: str = "search", circulant: bool = True):
-    return ours.sipml_ls(instance, seed=seed, time_limit=time_limit, max_evals=max_evals,
-                         restarts=restarts, rings=rings, circulant=circulant)
-
-
-def _unconstrained_answer(instance, *, time_limit=None, seed=0):
-    return paper.unconstrained(instance), {"gpus_used": paper.degree_safe_gpus(instance)}
-
-
-def _round_robin_answer(instance, *, time_limit=None, seed=0):
-    return ours.round_robin(instance), {"gpus_used": paper.degree_safe_gpus(instance)}
+               bound_milp_s: float | None = None, time_limit=None,
+               bound: bool = True) -> SolverOutput:
+    """The heuristic's answer with :func:`heuristic_bound` (named by its source), or
+    without a bound when ``solve(..., bound=False)`` passes ``bound=False``."""
+    best = heuristic_bound(instance, solution, milp_s=bound_milp_s, time_limit=time_limit) \
+        if bound else None
+    return SolverOutput(solution, "feasible", best, dict(info or {}))
 
 
 def sipml(instance: PlacementInstance, *, time_limit=None, seed=0,
-          bound_milp_s=None, rings: str = "search") -> SolverOutput:
+          bound_milp_s=None, rings: str = "search", bound: bool = True) -> SolverOutput:
     """SiP-ML Algorithm 1: forward window, earliest available GPU, backward relocation.
 
     ``rings="full"`` places on the ring of all GPUs (the paper); ``"search"`` (default)
     also tries the ring of ``max_peers + 1`` GPUs and one GPU and keeps the best (see
     ``heuristics.sipml.sipml``). ``bound_milp_s``: seconds the MILP may spend on a bound
     beside the answer (see ``heuristic_bound``; default: 500 branch-and-bound nodes,
-    at most 10 s, on instances of at most 16 ops, else none).
+    at most 10 s, on instances of at most 16 ops, else none); ``bound=False``
+    (``solve(..., bound=False)``) skips the bound.
     """
-    solution, info = _sipml_answer(instance, rings=rings)
+    solution, info = paper.sipml(instance, rings=rings)
     return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
-                      time_limit=time_limit)
+                      time_limit=time_limit, bound=bound)
 
 
 def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=None,
              restarts: int = 20, bound_milp_s=None, rings: str = "search",
-             circulant: bool = True) -> SolverOutput:
+             circulant: bool = True, bound: bool = True) -> SolverOutput:
     """Ours: best of sipml and a circulant-topology list schedule, then local search.
 
     The start is the better of Algorithm 1 and (``circulant``, default) a list
@@ -79,14 +65,14 @@ def sipml_ls(instance: PlacementInstance, *, time_limit=None, seed=0, max_evals=
     ``local_search``; the circulant search has a fixed budget of work, see
     ``heuristics.circulant.circulant_search``: 3-4 CPU s at 2,000 sub-ops and at most
     about 10 s at any size on the 2-core machine of BENCHMARKS.md, so pass a time limit
-    or ``circulant=false`` where that is too long); ``bound_milp_s`` and ``rings`` as in
-    ``sipml``.
+    or ``circulant=false`` where that is too long); ``bound_milp_s``, ``rings`` and
+    ``bound`` as in ``sipml``.
     """
-    solution, info = _sipml_ls_answer(instance, seed=seed, time_limit=time_limit,
-                                      max_evals=max_evals, restarts=restarts, rings=rings,
-                                      circulant=circulant)
+    solution, info = ours.sipml_ls(instance, seed=seed, time_limit=time_limit,
+                                   max_evals=max_evals, restarts=restarts, rings=rings,
+                                   circulant=circulant)
     return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
-                      time_limit=time_limit)
+                      time_limit=time_limit, bound=bound)
 
 
 _RINGS = Option("rings", str, "search",
@@ -95,19 +81,19 @@ _RINGS = Option("rings", str, "search",
 
 
 def unconstrained(instance: PlacementInstance, *, time_limit=None, seed=0,
-                  bound_milp_s=None) -> SolverOutput:
+                  bound_milp_s=None, bound: bool = True) -> SolverOutput:
     """Baseline: Algorithm 1 without the window (electrical) on the GPUs that can all talk."""
-    solution, info = _unconstrained_answer(instance)
-    return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
-                      time_limit=time_limit)
+    solution = paper.unconstrained(instance)
+    return _heuristic(solution, instance, {"gpus_used": paper.degree_safe_gpus(instance)},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit, bound=bound)
 
 
 def round_robin(instance: PlacementInstance, *, time_limit=None, seed=0,
-                bound_milp_s=None) -> SolverOutput:
+                bound_milp_s=None, bound: bool = True) -> SolverOutput:
     """Baseline: ops in topological order dealt in turn to the GPUs that can all talk."""
-    solution, info = _round_robin_answer(instance)
-    return _heuristic(solution, instance, info, bound_milp_s=bound_milp_s,
-                      time_limit=time_limit)
+    solution = ours.round_robin(instance)
+    return _heuristic(solution, instance, {"gpus_used": paper.degree_safe_gpus(instance)},
+                      bound_milp_s=bound_milp_s, time_limit=time_limit, bound=bound)
 
 
 def milp(instance: PlacementInstance, *, time_limit=None, seed=0, backend: str = "highs",
@@ -164,73 +150,3 @@ register_method("placement", "unconstrained", unconstrained, options=(BOUND_MILP
                 time_limit_note="one list schedule")
 register_method("placement", "round-robin", round_robin, options=(BOUND_MILP_S,),
                 time_limit_note="one list schedule")
-
-
-#: Each heuristic's answer alone (the registered method less its bound), by method:
-#: what :func:`unbounded_result` runs.
-_ANSWERS = {"sipml": (sipml, _sipml_answer), "sipml-ls": (sipml_ls, _sipml_ls_answer),
-            "unconstrained": (unconstrained, _unconstrained_answer),
-            "round-robin": (round_robin, _round_robin_answer)}
-
-
-def unbounded_result(instance: PlacementInstance, method: str, *, seed=0,
-                     time_limit=None) -> Result:
-    """``solve(instance, method, seed=seed, time_limit=time_limit)`` without a bound.
-
-    For a caller that needs the placement, checked by ``problems.placement.check``
-    and scored by ``problems.placement.evaluate``, and never reads its gap: the
-    fabric cost model places a workload for every (k, l), fabric and bandwidth, and
-    on large instances the bounds cost more than the heuristic. The result's
-    ``bound``, ``gap`` and ``bound_source`` are None; everything else is what
-    :func:`~fabricopt.methods.solve` returns. A method not listed here (the MILP, a
-    plug-in, or a heuristic a plug-in re-registered) runs through ``solve``.
-
-    Raises
-    ------
-    InvalidOption
-        If ``seed`` or ``time_limit`` is invalid.
-    SolverUnavailable
-        If ``method`` is not registered for the placement kind.
-
-    Examples
-    --------
-    >>> from fabricopt.problems.placement import generate
-    >>> inst = generate(seed=1, ops=10)
-    >>> r = unbounded_result(inst, "sipml")
-    >>> r.status, r.bound, r.objective == solve(inst, "sipml").objective
-    ('feasible', None, True)
-    """
-    time_limit, seed = _checked_limits(time_limit, seed)
-    pair = _ANSWERS.get(method)
-    if pair is None or get_method("placement", method).fn is not pair[0]:
-        return solve(instance, method, seed=seed, time_limit=time_limit)
-    began = time.perf_counter()
-
-    def result(status, solution=None, objective=None, info=None):
-        runtime = time.perf_counter() - began
-        info = dict(info or {})
-        overran = time_limit is not None and runtime > time_limit
-        limit = _limit(SolverOutput(solution, status), info, overran)   # as solve says it
-        if overran:
-            info.setdefault("time_limit_exceeded", f"ran {runtime:.3g} s on a "
-                                                   f"{time_limit:g} s limit")
-        return Result("placement", method, status, "min", objective, None, None, runtime,
-                      solution, info, limit)
-
-    try:
-        solution, info = pair[1](instance, seed=seed, time_limit=time_limit)
-    except InfeasibleInstance as exc:
-        return result("infeasible", info={"message": str(exc)})
-    except Exception as exc:  # reported like solve reports a method's failure
-        return result("error", info={"message": f"method {method!r} raised "
-                                                f"{type(exc).__name__}: {exc}"})
-    try:
-        verdict = check(instance, solution)
-    except InvalidSolution as exc:
-        return result("error", solution, info={**info, "message": f"method {method!r} "
-                                                f"returned an invalid solution: {exc}"})
-    if not verdict.feasible:
-        return result("error", solution, info={**info, "message": f"method {method!r} "
-                                                f"returned an infeasible solution: "
-                                                f"{verdict.reason}"})
-    return result("feasible", solution, float(evaluate(instance, solution)), info)

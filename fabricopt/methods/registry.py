@@ -17,7 +17,7 @@ A method declares, when it registers (docs/methods.rst)::
     ])
 
 - ``options``: one :class:`~fabricopt.methods.options.Option` per keyword the method
-  takes besides ``time_limit`` and ``seed`` — ``Option(name, type, default, doc,
+  takes besides ``time_limit``, ``seed`` and ``bound`` — ``Option(name, type, default, doc,
   choices=None, check=None)`` with ``type`` one of ``int``, ``float``, ``bool``,
   ``str`` (or None for a fixed set of ``choices`` of mixed types), a default of None
   meaning None is allowed too, and ``check(value, instance)`` returning None or the
@@ -31,6 +31,10 @@ A method declares, when it registers (docs/methods.rst)::
   ran past the limit, and ``fabricopt methods`` shows the flag.
 - ``exact`` / ``bound_only``: proves optimality when it finishes / returns a bound
   and no solution.
+- a keyword ``bound`` (optional, default True): a method that computes a bound beside
+  its answer and names ``bound`` in its signature gets ``bound=False`` from
+  ``solve(..., bound=False)`` and may then skip it (``solve`` discards any bound it
+  reports anyway).
 
 A method registered **without** ``options`` (a plug-in that declares none)
 keeps working: its options are inferred from its signature by
@@ -58,6 +62,10 @@ _BUILTIN_MODULES = (
     "fabricopt.methods.placement",
     "fabricopt.methods.priorities", "fabricopt.methods.crux",
 )
+
+
+#: What ``solve`` passes a method whose signature it cannot read, or a ``**kwargs`` one.
+_ALWAYS_PASSED = ("time_limit", "seed")
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,7 @@ class Method:
     declared: bool = False
     takes_any: bool = False
     honours_time_limit: bool = False
-    passes: tuple = field(default=RESERVED, compare=False)  # of time_limit / seed
+    passes: tuple = field(default=_ALWAYS_PASSED, compare=False)  # of RESERVED
     time_limit_note: str = field(default="", compare=False)
 
     def option(self, name: str) -> Option | None:
@@ -155,7 +163,8 @@ def register_method(kind: str, name: str, fn: Callable[..., Any] | None = None, 
         returning a solution of the kind, a
         :class:`~fabricopt.methods.result.SolverOutput`, or None (no solution); it may
         raise ``InfeasibleInstance`` when it proves that no solution exists. ``solve``
-        passes ``time_limit`` and ``seed`` only if the signature accepts them.
+        passes ``time_limit`` and ``seed`` only if the signature accepts them, and
+        ``bound=False`` (``solve(..., bound=False)``) only if it names ``bound``.
     options : sequence of Option, optional
         The options ``fn`` takes (see the module docstring); None infers them from
         the signature.
@@ -262,14 +271,16 @@ def _check_declared(kind, name, fn, options, accepted: set, takes_any: bool) -> 
 
 
 def _passes(fn) -> tuple:
-    """Which of ``time_limit`` and ``seed`` ``fn`` accepts (plug-ins may take neither)."""
+    """Which of ``time_limit``, ``seed`` and ``bound`` ``fn`` accepts (plug-ins may take
+    none): a ``**kwargs`` method gets ``time_limit`` and ``seed``, ``bound`` only by name."""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        return RESERVED
+        return _ALWAYS_PASSED
+    named = tuple(n for n in RESERVED if n in params)
     if any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        return RESERVED
-    return tuple(n for n in RESERVED if n in params)
+        return tuple(dict.fromkeys(_ALWAYS_PASSED + named))
+    return named
 
 
 def _default_source(fn) -> str:

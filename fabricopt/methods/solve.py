@@ -9,6 +9,8 @@ import traceback
 from numbers import Real
 from typing import Mapping
 
+import numpy as np
+
 from fabricopt.errors import (InfeasibleInstance, InvalidInstance, InvalidOption, InvalidSolution,
                               SolverUnavailable)
 from fabricopt.problems import instance_from_dict, kind_of
@@ -23,13 +25,28 @@ _log = logging.getLogger(__name__)
 
 
 
-def _call(method, instance, time_limit, seed, options):
-    """Call the method with the keywords it accepts (plug-ins may take fewer)."""
+def _call(method, instance, time_limit, seed, bound, options):
+    """Call the method with the keywords it accepts (plug-ins may take fewer); ``bound``
+    only when it is False, so a method that never heard of it is called as before."""
     kwargs = dict(options)
     for name, value in (("time_limit", time_limit), ("seed", seed)):
         if name in method.passes:
             kwargs[name] = value
+    if not bound and "bound" in method.passes:
+        kwargs["bound"] = False
     return method.fn(instance, **kwargs)
+
+
+def _checked_bound(bound, record) -> bool:
+    """``bound`` as a bool; refused for a method that computes nothing but a bound."""
+    if isinstance(bound, np.bool_):
+        bound = bool(bound)
+    if not isinstance(bound, bool):
+        fail("bound", bound, "must be True or False", InvalidOption)
+    if not bound and record.bound_only:
+        fail("bound", bound, f"method {record.kind}/{record.name} computes nothing but a "
+                             f"bound", InvalidOption)
+    return bound
 
 
 def _checked_limits(time_limit, seed):
@@ -44,7 +61,7 @@ def _checked_limits(time_limit, seed):
 
 
 def solve(instance, method: str, *, time_limit: float | None = None, seed: int = 0,
-          **options) -> Result:
+          bound: bool = True, **options) -> Result:
     """Solve ``instance`` with ``method`` and return the scored :class:`Result`.
 
     Parameters
@@ -58,6 +75,15 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     seed : int or numpy.random.Generator
         Seed of randomized methods, an integer >= 0 (NumPy integers too): same seed,
         same answer. A generator gives the integer seed it draws.
+    bound : bool
+        True (default): report the best proven bound on the optimum (the method's own
+        and the kind's) and certify an ``"optimal"`` claim against it. False: for a
+        caller that needs the checked, scored solution and never its gap — no bound is
+        computed (the kind's is skipped; a method that names ``bound`` in its signature
+        is told to skip its own, and any bound a method reports is dropped), so
+        ``bound``, ``gap`` and ``bound_source`` are None, ``info["bound"]`` says why,
+        and the status is ``"feasible"`` at most: an ``"optimal"`` claim is not
+        certified (``info["optimality"]`` says so).
     **options
         Method-specific options, e.g. ``backend="cbc"`` for MILPs.
 
@@ -77,8 +103,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     InvalidInstance
         If the instance is malformed.
     InvalidOption
-        If ``time_limit``, ``seed`` or an option has a bad value or an option is not
-        one the method declares — before the method runs.
+        If ``time_limit``, ``seed``, ``bound`` or an option has a bad value (``bound``
+        is False for a method that only computes a bound) or an option is not one the
+        method declares — before the method runs.
     SolverUnavailable
         If the method or a backend it needs does not exist here.
 
@@ -89,6 +116,9 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
     >>> r = solve(inst, "exact")
     >>> r.status, r.objective
     ('optimal', 1.0)
+    >>> r = solve(inst, "exact", bound=False)
+    >>> r.status, r.objective, r.bound
+    ('feasible', 1.0, None)
     """
     if isinstance(instance, Mapping):
         instance = instance_from_dict(instance)
@@ -97,17 +127,21 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         raise InvalidInstance(f"{type(instance).__name__} is a solution, not an instance")
     time_limit, seed = _checked_limits(time_limit, seed)
     record = get_method(kind.name, method)
+    bound = _checked_bound(bound, record)
     options = record.validate(options, instance)
 
     stopped = {"limit": "none", "bound_source": None}   # the typed fields, filled below
 
-    def result(status, solution=None, objective=None, bound=None, info=None, runtime=0.0):
-        source = stopped["bound_source"] if bound is not None else None
-        done = Result(kind.name, record.name, status, kind.sense, objective, bound,
-                      relative_gap(objective, bound), runtime, solution, dict(info or {}),
+    def result(status, solution=None, objective=None, best=None, info=None, runtime=0.0):
+        source = stopped["bound_source"] if best is not None else None
+        info = dict(info or {})
+        if not bound:
+            info["bound"] = "not computed: solve(..., bound=False)"
+        done = Result(kind.name, record.name, status, kind.sense, objective, best,
+                      relative_gap(objective, best), runtime, solution, info,
                       stopped["limit"], source)
         _log.info("%s / %s: %s, objective %s, bound %s, %.3f s%s", kind.name, record.name,
-                  status, objective, bound, runtime,
+                  status, objective, best, runtime,
                   f" ({done.info['message']})" if "message" in done.info else "")
         return done
 
@@ -115,7 +149,7 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
               kind.name, record.name, time_limit, seed, options or "none")
     start = time.perf_counter()
     try:
-        out = _call(record, instance, time_limit, seed, options)
+        out = _call(record, instance, time_limit, seed, bound, options)
     except InfeasibleInstance as exc:
         return result("infeasible", info={"message": str(exc)},
                       runtime=time.perf_counter() - start)
@@ -149,20 +183,20 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         return result("error", info=info, runtime=runtime)
 
     # a non-finite bound (inf, nan) proves nothing: solve never returns one
-    bound = out.bound if isinstance(out.bound, (int, float)) and math.isfinite(out.bound) \
-        else None
+    best = out.bound if bound and isinstance(out.bound, (int, float)) \
+        and math.isfinite(out.bound) else None
     claimed_source = info.pop("bound_source", None)   # a plug-in may still name it here
-    if bound is not None:  # the method's own bound; a NamedBound names its argument
-        stopped["bound_source"] = claimed_source or getattr(bound, "source", record.name)
-        bound = float(bound)
-    if kind.bound is not None and out.status != "infeasible":
-        bound = _kind_bound(kind, instance, bound, stopped)
+    if best is not None:  # the method's own bound; a NamedBound names its argument
+        stopped["bound_source"] = claimed_source or getattr(best, "source", record.name)
+        best = float(best)
+    if bound and kind.bound is not None and out.status != "infeasible":
+        best = _kind_bound(kind, instance, best, stopped)
 
     if solution is None:
         if out.status in ("optimal", "feasible"):
             info["message"] = f"method {record.name!r} claimed {out.status} without a solution"
             return result("error", info=info, runtime=runtime)
-        return result(out.status, bound=None if out.status == "infeasible" else bound,
+        return result(out.status, best=None if out.status == "infeasible" else best,
                       info=info, runtime=runtime)
 
     try:
@@ -183,21 +217,26 @@ def solve(instance, method: str, *, time_limit: float | None = None, seed: int =
         info["message"] = f"method {record.name!r}: its solution scores {objective!r}, not finite"
         return result("error", solution=solution, info=info, runtime=runtime)
     status = out.status
-    if status == "optimal":
-        status, bound = _certify(record, kind.sense, objective, out.bound, bound, info)
+    if status == "optimal" and not bound:
+        # the certificate is a bound that matches the objective: none was kept
+        status = "feasible"
+        info["optimality"] = (f"method {record.name!r} claimed optimal; not certified "
+                              f"without a bound (bound=False): reported feasible")
+    elif status == "optimal":
+        status, best = _certify(record, kind.sense, objective, out.bound, best, info)
         if status == "optimal":
             stopped["bound_source"] = "optimal"   # the proof is the tightest bound
-    if bound is not None:
+    if best is not None:
         # one tolerance (problems/tolerances.py): beyond it the bound is wrong
-        if overshoot(kind.sense, bound, objective):
-            info["message"] = (f"method {record.name!r} reported bound {bound!r} on the wrong "
+        if overshoot(kind.sense, best, objective):
+            info["message"] = (f"method {record.name!r} reported bound {best!r} on the wrong "
                                f"side of objective {objective!r}")
             return result("error", solution=solution, objective=objective, info=info,
                           runtime=runtime)
-        if (bound - objective if kind.sense == "min" else objective - bound) > 0:
+        if (best - objective if kind.sense == "min" else objective - best) > 0:
             # within CERTIFY_RTOL: the objective is the bound
-            bound = objective
-    return result(status, solution, objective, bound, info, runtime)
+            best = objective
+    return result(status, solution, objective, best, info, runtime)
 
 
 def _certify(record, sense: str, objective: float, own: float | None, bound: float | None,

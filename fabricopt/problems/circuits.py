@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from numbers import Real
 from typing import Any, Mapping
 
 import numpy as np
@@ -28,7 +29,7 @@ from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, 
                                           matrix_array, reject_unknown_keys, require)
 
 __all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit_counts",
-           "generate"]
+           "check_counts", "evaluate_counts", "generate"]
 
 _INSTANCE_KEYS = ("problem", "switches", "circuit_gbps", "traffic_bytes")
 
@@ -191,7 +192,11 @@ def check(instance: CircuitsInstance, solution: CircuitsSolution) -> CheckResult
                 return CheckResult.violated(
                     f"configs[{q}]: GPUs {seen[j]} and {i} both connect to GPU {j}'s port")
             seen[j] = i
-    missing = unserved_pair(instance.traffic, circuit_counts(instance, solution))
+    return _every_pair_served(instance, circuit_counts(instance, solution))
+
+
+def _every_pair_served(instance: CircuitsInstance, counts: np.ndarray) -> CheckResult:
+    missing = unserved_pair(instance.traffic, counts)
     if missing is not None:
         i, j = missing
         return CheckResult.violated(
@@ -209,6 +214,118 @@ def evaluate(instance: CircuitsInstance, solution: CircuitsSolution) -> float:
     1.0
     """
     return max_transfer_time(instance.traffic, circuit_counts(instance, solution),
+                             instance.circuit_gbps)
+
+
+
+def _counts_array(instance: CircuitsInstance, counts) -> np.ndarray:
+    """``counts`` as an N x N array of whole numbers >= 0 (integer or float dtype);
+    ``InvalidSolution`` naming the first cell that is not one, or the shape that is not
+    the instance's."""
+    n = instance.gpus
+    try:
+        a = np.asarray(counts)
+    except (ValueError, TypeError):   # ragged rows
+        fail("counts", counts, f"must be an N x N matrix of integers (N = {n} GPUs)",
+             InvalidSolution)
+    if a.shape != (n, n):
+        fail("counts", counts, f"has shape {a.shape}, not {(n, n)}: the instance has {n} GPUs",
+             InvalidSolution)
+    if a.dtype == object:   # Python numbers beyond int64, or something else
+        for k, value in enumerate(a.ravel()):
+            if isinstance(value, bool) or not isinstance(value, Real):
+                fail(f"counts[{k // n}][{k % n}]", value, "must be an integer >= 0",
+                     InvalidSolution)
+        a = a.astype(float)
+    if a.dtype.kind == "f":
+        bad = ~(np.isfinite(a) & (a == np.floor(a))) | (a < 0)
+    elif a.dtype.kind in "iu":
+        bad = a < 0
+    else:   # bools, strings: not counts
+        fail("counts", counts, f"must be an N x N matrix of integers (N = {n} GPUs), "
+                               f"not of {a.dtype}", InvalidSolution)
+    if bad.any():
+        i, j = (int(k) for k in np.argwhere(bad)[0])
+        value = a[i, j].item()
+        fail(f"counts[{i}][{j}]", value, "must be an integer >= 0", InvalidSolution)
+    return a
+
+
+def check_counts(instance: CircuitsInstance, counts) -> CheckResult:
+    """Feasibility of circuit counts ``counts[i][j]`` (circuits i -> j), without switch
+    configurations: no circuit from a GPU to itself, at most Q circuits leaving and Q
+    entering each GPU (one port per switch), and every pair with traffic at least one.
+
+    Counts that pass are exactly those of some feasible :class:`CircuitsSolution`:
+    padded to a Q-regular bipartite multigraph they split into Q partial permutations,
+    one per switch (König's edge-colouring theorem), and :func:`circuit_counts` of any
+    feasible solution passes.
+
+    Parameters
+    ----------
+    instance : CircuitsInstance
+    counts : array_like of int, shape (N, N)
+
+    Returns
+    -------
+    CheckResult
+        The first violated rule, in words, when infeasible.
+
+    Raises
+    ------
+    InvalidSolution
+        If ``counts`` is not an N x N matrix of integers >= 0.
+
+    Examples
+    --------
+    >>> inst = CircuitsInstance(2, 8.0, [[0, 1e9, 0], [0, 0, 1e9], [0, 0, 0]])
+    >>> check_counts(inst, [[0, 2, 0], [0, 0, 1], [0, 0, 0]])
+    CheckResult(feasible=True, reason=None)
+    >>> print(check_counts(inst, [[0, 2, 1], [0, 0, 1], [0, 0, 0]]).reason)
+    counts[0]: GPU 0 sends on 3 circuits but has 2 ports (switches = 2)
+    """
+    c = _counts_array(instance, counts)
+    q = instance.switches
+    over = c > q
+    if over.any():   # checked first: below Q + 1 the sums cannot overflow
+        i, j = (int(k) for k in np.argwhere(over)[0])
+        return CheckResult.violated(f"counts[{i}][{j}] = {c[i, j].item()!r}: more circuits than "
+                                    f"GPU {i}'s {q} ports (switches = {q})")
+    c = c.astype(np.int64, copy=False)
+    diagonal = np.flatnonzero(np.diagonal(c))
+    if len(diagonal):
+        i = int(diagonal[0])
+        return CheckResult.violated(f"counts[{i}][{i}] = {int(c[i, i])}: circuits from GPU {i} "
+                                    f"to itself")
+    for axis, verb in ((1, "sends on"), (0, "receives on")):
+        sums = c.sum(axis=axis)
+        over = np.flatnonzero(sums > q)
+        if len(over):
+            i = int(over[0])
+            where = f"counts[{i}]" if axis == 1 else f"counts[:][{i}]"
+            return CheckResult.violated(f"{where}: GPU {i} {verb} {int(sums[i])} circuits but "
+                                        f"has {q} ports (switches = {q})")
+    return _every_pair_served(instance, c)
+
+
+def evaluate_counts(instance: CircuitsInstance, counts) -> float:
+    """The longest transfer time in seconds of circuit counts: :func:`evaluate` of any
+    solution whose :func:`circuit_counts` they are (``inf`` if a demanded pair has none).
+
+    Raises
+    ------
+    InvalidSolution
+        If ``counts`` is not an N x N matrix of integers >= 0.
+
+    Examples
+    --------
+    >>> inst = CircuitsInstance(2, 8.0, [[0, 2e9], [1e9, 0]])
+    >>> evaluate_counts(inst, [[0, 2], [1, 0]])
+    1.0
+    >>> evaluate_counts(inst, [[0, 2], [1, 0]]) == evaluate(inst, CircuitsSolution([[1, 0], [1, None]]))
+    True
+    """
+    return max_transfer_time(instance.traffic, _counts_array(instance, counts),
                              instance.circuit_gbps)
 
 

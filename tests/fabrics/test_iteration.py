@@ -286,6 +286,33 @@ def test_pruning_by_the_lower_bound_keeps_the_same_best(fabric):
     assert len(placed) == 1
 
 
+class _BoundlessRing(SipRing):
+    """SiP-Ring without its configuration bound: what the search prices without it."""
+
+    def comm_lower_bound_s(self, traffic) -> float:
+        return 0.0
+
+
+@needs_placement
+@settings(max_examples=10, deadline=None)
+@given(st.integers(2, 6), st.sampled_from([10.0, 100.0, 1000.0]), st.sampled_from([1e-4, 1e-3]))
+def test_the_configuration_bound_prunes_without_changing_the_best(wavelengths, gbps, tau_s):
+    ring = SipRing(wavelengths, gbps / wavelengths, max_hops=7)
+    search = dict(tau_s=tau_s, prune=True, plan_cache={})
+    answers, counts = [], []
+    for fabric in (ring, _BoundlessRing(wavelengths, gbps / wavelengths, max_hops=7)):
+        priced = []
+        try:
+            best = search_iteration_time(TOY, fabric, 8, priced=priced, **search)
+        except InfeasibleInstance:
+            best = None
+        answers.append(None if best is None else (best.total_s, best.k, best.l,
+                                                  best.plan.max_peers))
+        counts.append(len(priced))
+    assert answers[0] == answers[1]
+    assert counts[0] <= counts[1]
+
+
 @needs_placement
 def test_the_search_places_with_fewer_peers_where_that_is_faster():
     # Four circuits per GPU, three for model parallelism: one peer gets all three, three

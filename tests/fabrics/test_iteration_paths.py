@@ -1,10 +1,8 @@
 """The iteration model's array paths equal the plain ones they stand for: the compiled
 critical path and the Python loop, a plan built from the placement objects and from its
-JSON, the placement without its bound and ``solve``, a balanced graph remembered across
-bandwidths and one balanced afresh."""
+JSON, a balanced graph remembered across bandwidths and one balanced afresh."""
 
 import numpy as np
-import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from fabricopt import InfeasibleInstance
@@ -12,10 +10,8 @@ from fabricopt import InfeasibleInstance
 from fabricopt.fabrics.iteration import (_balanced, _critical_path_python, _critical_path_s,
                                          _plan_from_solution, lower_bound_s, iteration_time,
                                          place, plan_from_placement)
-from fabricopt.fabrics.models import ElectFlat, SipOcs, SipRing
 from fabricopt.fabrics.workloads import get_workload
 from fabricopt.methods import solve
-from fabricopt.methods.placement import unbounded_result
 from fabricopt.problems.placement import PlacementSolution, generate
 from fabricopt.problems.opgraph import OpGraph
 from tests.fabrics.test_iteration import TOY, needs_placement, random_plans
@@ -75,31 +71,6 @@ def test_a_plan_from_the_objects_equals_the_plan_from_json(case):
     assert fast.params_bytes.tobytes() == slow.params_bytes.tobytes()
     assert fast._path_arrays is not None and "_path_arrays" not in slow.__dict__
     assert fast.compute_s == slow.compute_s
-
-
-@needs_placement
-@pytest.mark.parametrize("method", ["sipml", "unconstrained", "round-robin", "sipml-ls"])
-def test_a_placement_without_its_bound_is_solves_placement(method):
-    inst = generate(seed=3, ops=30, gpus=4, max_peers=2)
-    quick = unbounded_result(inst, method, seed=1)
-    full = solve(inst, method, seed=1)
-    assert (quick.status, quick.objective, quick.solution) == (full.status, full.objective,
-                                                               full.solution)
-    assert quick.bound is None and quick.gap is None and quick.bound_source is None
-    assert full.bound is not None
-    assert quick.info == full.info and quick.limit == full.limit
-
-
-def test_a_placement_without_its_bound_refuses_a_bad_seed_and_runs_others_through_solve():
-    from fabricopt import InvalidOption, SolverUnavailable
-
-    inst = generate(seed=3, ops=6, gpus=2, max_peers=1)
-    with pytest.raises(InvalidOption, match=r"^seed = -1: "):
-        unbounded_result(inst, "sipml", seed=-1)
-    with pytest.raises(SolverUnavailable, match="nope"):
-        unbounded_result(inst, "nope")
-    exact = unbounded_result(inst, "milp")          # not a listed heuristic: solve's result
-    assert exact.status == "optimal" and exact.bound is not None
 
 
 @needs_placement

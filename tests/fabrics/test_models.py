@@ -2,6 +2,8 @@
 Fat-tree, the optical fabrics against their problem kinds, and the cost counts."""
 
 import itertools
+import math
+import re
 
 import networkx as nx
 import numpy as np
@@ -9,11 +11,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import fabricopt
-from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
+from fabricopt import InfeasibleInstance, InvalidInstance, SolverFailure, SolverUnavailable
+from fabricopt.algorithms.circuits import exact
+from fabricopt.fabrics import models
 from fabricopt.fabrics.models import (DirectConnect, ElectCluster, ElectFlat, FatTree, SipOcs,
                                       SipRing, cost_matched_fat_tree, method_available)
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
-from fabricopt.fabrics.traffic import PairTraffic, Traffic, port_bound_s
+from fabricopt.fabrics.traffic import PairTraffic, Traffic, as_traffic, port_bound_s
+from fabricopt.methods.result import SolverOutput
+from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
 
 HAS_MCF = method_available("wavelengths", "mcf")
 HAS_TOPOOPT = method_available("topology", "topoopt")
@@ -92,6 +98,32 @@ def test_no_fabric_beats_the_port_bound_and_elect_flat_attains_it(traffic, b):
     for fabric in available_fabrics(b, traffic.nodes):
         assert fabric.per_node_gbps == pytest.approx(b)
         assert fabric.comm_time(traffic) >= bound * (1 - 1e-9), fabric
+
+
+@settings(max_examples=30)
+@given(traffics(), st.sampled_from([25.0, 400.0]), st.sampled_from([1e-12, 1.0, 1e12]),
+       st.integers(1, 7))
+def test_no_configuration_delivers_sooner_than_the_fabric_s_own_bound(traffic, b, scale, hops):
+    scaled = Traffic(traffic.matrix_bytes * scale,
+                     [{"members": list(g.members), "bytes": g.bytes * scale}
+                      for g in traffic.allreduce])
+    fabrics = available_fabrics(b, traffic.nodes) + [SipRing(2, b / 2, max_hops=hops)]
+    for fabric in fabrics:
+        bound = fabric.comm_lower_bound_s(scaled)
+        try:
+            comm = fabric.comm_time(scaled)
+        except InfeasibleInstance:      # a ring that cannot reach or carry every pair
+            assert isinstance(fabric, SipRing)
+            continue
+        assert 0.0 <= bound <= comm * (1 + 1e-9), fabric
+        if isinstance(fabric, SipRing) and scaled.total_matrix().any():
+            # no GPU sends or receives more than its W transceivers carry: the port bound
+            port = port_bound_s(scaled, fabric.per_node_gbps) / fabric.duty_cycle
+            assert bound >= port * (1 - 1e-9), fabric
+    # a pair beyond reach both ways round: no schedule, and the bound says so
+    far = np.zeros((10, 10))
+    far[0, 5] = 1.0
+    assert SipRing(4, max_hops=4).comm_lower_bound_s(far) == float("inf")
 
 
 @settings(max_examples=30)
@@ -227,6 +259,96 @@ def test_sip_ocs_is_the_circuits_problem():
     with pytest.raises(InfeasibleInstance, match="sip-ocs: the traffic has no circuits"):
         SipOcs(2, 10.0).allocate(star)
     assert SipOcs(2, 10.0).max_peers(k=8, l=4) == 1 and SipOcs(16, 1.0).max_peers(k=4, l=1) == 3
+
+
+def _through_solve(fabric: SipOcs, traffic):
+    """``solve``'s result for SiP-OCS's circuits instance of ``traffic`` and the pair
+    rates of its switch configurations' circuit counts."""
+    t = as_traffic(traffic)
+    inst = CircuitsInstance(fabric.switches, fabric.circuit_gbps, t.total_matrix())
+    result = fabricopt.solve(inst, fabric.method)
+    rates = None if result.solution is None else \
+        circuit_counts(inst, result.solution) * fabric.circuit_gbps
+    return result, rates
+
+
+@st.composite
+def ocs_traffics(draw):
+    """Small traffics with AllReduce rings, or generated circuits traffic up to 64 GPUs
+    (heavy-tailed with ``skew`` 3)."""
+    if draw(st.booleans()):
+        return draw(traffics(max_n=10))
+    inst = fabricopt.generate("circuits", seed=draw(st.integers(0, 10**6)),
+                              gpus=draw(st.integers(2, 64)), switches=draw(st.integers(1, 16)),
+                              skew=draw(st.sampled_from([1.0, 3.0])))
+    return inst.traffic
+
+
+@settings(max_examples=60, deadline=None)
+@given(ocs_traffics(), st.integers(1, 12), st.sampled_from([25.0, 400.0, 8192.0]),
+       st.sampled_from(["exact", "greedy"]))
+def test_sip_ocs_priced_from_circuit_counts_equals_the_solve_path(traffic, switches, b, method):
+    fabric = SipOcs(switches, b, method=method)
+    if not as_traffic(traffic).total_matrix().any():
+        assert fabric.allocate(traffic).result is None      # nothing to configure
+        return
+    result, rates = _through_solve(fabric, traffic)
+    if result.status == "infeasible":
+        with pytest.raises(InfeasibleInstance, match="sip-ocs: the traffic has no circuits "
+                                                     "configuration: " + re.escape(result.message)):
+            fabric.allocate(traffic)
+        return
+    a = fabric.allocate(traffic)
+    assert a.result.solution is None and a.result.info["solution"].startswith("not built")
+    assert a.comm_time_s == a.result.objective == result.objective          # bit-equal
+    assert np.array_equal(a.pair_gbps, rates)
+    assert (a.result.problem, a.result.method, a.result.status, a.result.limit) == \
+        ("circuits", method, result.status, "none")
+    if method == "exact":   # the shipped exact method's proof, certified as solve does
+        assert (a.result.bound, a.result.gap, a.result.bound_source) == \
+            (result.bound, result.gap, result.bound_source) == (result.objective, 0.0, "optimal")
+    else:
+        assert a.result.bound is None and "not computed" in a.result.info["bound"]
+
+
+def test_a_plug_in_that_re_registers_a_counts_method_runs_through_solve(temporary_method):
+    calls = []
+
+    def mine(instance, *, time_limit=None, seed=0):
+        calls.append(instance.gpus)
+        return SolverOutput(exact(instance), "feasible")
+
+    temporary_method("circuits", "exact", mine, options=())
+    a = SipOcs(2, 16.0).allocate([[0, 1e9, 0], [0, 0, 1e9], [1e9, 0, 0]])
+    assert calls == [3]
+    assert a.result.status == "feasible" and a.result.solution is not None
+    assert a.comm_time_s == 0.5 and a.pair_gbps[0, 1] == 16.0     # both switches carry 0 -> 1
+
+
+def test_circuit_counts_that_fail_the_kind_s_check_are_a_solver_failure(monkeypatch):
+    fn, _, status = models._COUNTS_METHODS["exact"]
+    traffic = [[0, 1e9], [1e9, 0]]
+    for counts, message in [
+            (lambda inst: np.zeros((2, 2), dtype=np.int64),
+             r"returned infeasible circuit counts: traffic_bytes\[0\]\[1\] = 1000000000.0 "
+             r"has no circuit 0->1"),
+            (lambda inst: np.array([[0, 3], [1, 0]]),
+             r"returned infeasible circuit counts: counts\[0\]\[1\] = 3: more circuits than"),
+            (lambda inst: [[0, -1], [1, 0]],
+             r"returned infeasible circuit counts: counts\[0\]\[1\] = -1: must be an integer"),
+            (lambda inst: 1 / 0, r"raised ZeroDivisionError: division by zero")]:
+        monkeypatch.setitem(models._COUNTS_METHODS, "exact", (fn, counts, status))
+        with pytest.raises(SolverFailure, match=r"sip-ocs: circuits/exact ended error: "
+                                                r"method 'exact' " + message):
+            SipOcs(2, 16.0).allocate(traffic)
+
+
+def test_the_allocation_prices_other_traffic_on_its_circuits():
+    a = SipOcs(2, 16.0).allocate([[0, 1e9, 0], [0, 0, 1e9], [1e9, 0, 0]])
+    ring = np.array([[0, 2e9, 0], [0, 0, 1e9], [0, 0, 0]])
+    assert a.dedicated_time_s(ring) == 1.0
+    assert a.dedicated_time_s(np.zeros((3, 3))) == 0.0
+    assert math.isinf(a.dedicated_time_s(ring.T))       # 1 -> 0 has no circuit
 
 
 def test_sip_ring_reach_and_unknown_method():

@@ -1,5 +1,6 @@
 """The placement methods through ``solve`` and the command line."""
 
+import importlib
 import json
 import subprocess
 import sys
@@ -26,6 +27,37 @@ def test_every_method_passes_check_and_reports_the_bound(method):
     assert check(inst, result.solution)
     assert result.bound is not None and result.bound >= lower_bound(inst) * (1 - 1e-12)
     assert result.gap is not None and 0 <= result.gap <= 1
+
+
+HEURISTICS = ["round-robin", "sipml", "sipml-ls", "unconstrained"]
+
+
+@pytest.mark.parametrize("method", HEURISTICS)
+def test_a_placement_without_its_bound_is_solves_placement(method, monkeypatch):
+    inst = generate(seed=3, ops=30, gpus=4, max_peers=2)
+    full = fabricopt.solve(inst, method, seed=1)
+    assert full.bound is not None
+
+    def never(*args, **kwargs):
+        raise AssertionError("the heuristic computed its bound")
+
+    monkeypatch.setattr(importlib.import_module("fabricopt.methods.placement"),
+                        "heuristic_bound", never)
+    monkeypatch.setattr(importlib.import_module("fabricopt.methods.solve"), "_kind_bound", never)
+    quick = fabricopt.solve(inst, method, seed=1, bound=False)
+    assert (quick.status, quick.objective, quick.solution, quick.limit) == \
+        (full.status, full.objective, full.solution, full.limit)
+    assert quick.bound is None and quick.gap is None and quick.bound_source is None
+    assert quick.info == {**full.info, "bound": "not computed: solve(..., bound=False)"}
+
+
+def test_the_milp_without_a_bound_is_feasible_at_most():
+    inst = generate(seed=3, ops=6, gpus=2, max_peers=1)
+    exact = fabricopt.solve(inst, "milp")
+    quick = fabricopt.solve(inst, "milp", bound=False)
+    assert exact.status == "optimal" and exact.bound == exact.objective
+    assert (quick.status, quick.objective, quick.bound) == ("feasible", exact.objective, None)
+    assert "not certified without a bound" in quick.info["optimality"]
 
 
 def test_heuristics_return_the_lower_bound_themselves():

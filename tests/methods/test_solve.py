@@ -1,5 +1,7 @@
 """``solve`` scores every answer itself and never trusts a method's claim."""
 
+import importlib
+
 import pytest
 
 import fabricopt
@@ -12,6 +14,7 @@ from fabricopt.methods.registry import _METHODS
 from fabricopt.methods.result import relative_gap
 
 INST = CircuitsInstance(2, 8.0, [[0, 2e9, 0], [0, 0, 1e9], [1e9, 0, 0]])
+SOLVE_MODULE = importlib.import_module("fabricopt.methods.solve")   # not the function
 
 
 @pytest.fixture
@@ -134,6 +137,72 @@ def test_solve_never_manufactures_a_bound_from_a_contradicted_proof(temp_method)
     r = fabricopt.solve(INST, "stale")
     assert (r.status, r.objective, r.bound) == ("feasible", pytest.approx(2.0), 1.0)
     assert "claimed optimal with bound 1.0" in r.info["optimality"]
+
+
+def test_without_a_bound_solve_computes_none_and_certifies_nothing(temp_method, monkeypatch):
+    with_bound = fabricopt.solve(INST, "exact")
+    monkeypatch.setattr(SOLVE_MODULE, "_kind_bound",
+                        lambda *a: pytest.fail("the kind's bound was computed"))
+    r = fabricopt.solve(INST, "exact", bound=False)
+    assert (r.status, r.objective, r.solution) == ("feasible", with_bound.objective,
+                                                   with_bound.solution)
+    assert (r.bound, r.gap, r.bound_source) == (None, None, None)
+    assert r.info["bound"] == "not computed: solve(..., bound=False)"
+    assert r.info["optimality"] == ("method 'exact' claimed optimal; not certified without a "
+                                    "bound (bound=False): reported feasible")
+    # a method's own bound is dropped, even one on the wrong side of its objective
+    temp_method("overbound2", lambda instance, **_: SolverOutput(
+        CircuitsSolution([[1, 2, 0], [None, None, None]]), "feasible", bound=5.0))
+    r = fabricopt.solve(INST, "overbound2", bound=False)
+    assert (r.status, r.bound) == ("feasible", None)
+
+
+def test_bound_false_reaches_only_a_method_that_names_it(temp_method):
+    seen = []
+
+    def named(instance, *, bound=True):
+        seen.append(bound)
+        return SolverOutput(CircuitsSolution([[1, 2, 0], [1, 2, 0]]), "feasible",
+                            bound=0.5 if bound else None)
+
+    def any_keywords(instance, **kwargs):
+        seen.append(sorted(kwargs))
+        return CircuitsSolution([[1, 2, 0], [1, 2, 0]])
+
+    temp_method("named", named)
+    temp_method("kwargs", any_keywords)
+    assert fabricopt.solve(INST, "named").bound_source == "port-load"   # 1.0 beats its 0.5
+    assert fabricopt.solve(INST, "named", bound=False).bound is None
+    fabricopt.solve(INST, "kwargs", bound=False)
+    assert seen == [True, False, ["seed", "time_limit"]]
+    assert _METHODS["circuits", "named"].options == ()      # bound is solve's, not an option
+
+
+@pytest.mark.parametrize("value, message", [
+    ("no", r"^bound = 'no': must be True or False$"),
+    (1, r"^bound = 1: must be True or False$"),
+    (None, r"^bound = None: must be True or False$"),
+])
+def test_a_bad_bound_is_refused_before_the_method_runs(value, message):
+    with pytest.raises(InvalidOption, match=message):
+        fabricopt.solve(INST, "exact", bound=value)
+
+
+def test_bound_false_is_refused_for_a_method_that_only_computes_a_bound():
+    inst = fabricopt.generate("wavelengths", seed=0)
+    with pytest.raises(InvalidOption, match=r"^bound = False: method wavelengths/count-bound "
+                                            r"computes nothing but a bound$"):
+        fabricopt.solve(inst, "count-bound", bound=False)
+
+
+def test_bound_is_reserved_and_numpy_bools_are_taken():
+    import numpy as np
+
+    with pytest.raises(fabricopt.errors.InvalidArgument, match="option 'bound' is reserved"):
+        register_method("circuits", "bound-opt", lambda instance, *, bound=True: None,
+                        options=[fabricopt.Option("bound", bool, True)])
+    assert fabricopt.solve(INST, "greedy", bound=np.False_).bound is None
+    assert fabricopt.solve(INST, "greedy", bound=np.True_).bound is not None
 
 
 def test_plugin_with_plain_signature(temp_method):

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, strategies as st
 
 import fabricopt
-from fabricopt.algorithms.circuits import exact, greedy
+from fabricopt.algorithms.circuits import decompose, exact, greedy
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
-from fabricopt.problems.circuits import (CircuitsInstance, CircuitsSolution, circuit_counts,
-                                         generate)
+from fabricopt.problems.circuits import (CircuitsInstance, CircuitsSolution, check_counts,
+                                         circuit_counts, evaluate_counts, generate)
 from fabricopt.bounds.circuits import port_load_bound
 
 from kind_json import assert_file_round_trip, edited
@@ -103,6 +103,101 @@ def test_evaluate_is_max_transfer_time():
     assert check(INST, sol)
     assert evaluate(INST, sol) == pytest.approx(2.0)
     assert circuit_counts(INST, sol)[2, 0] == 2
+
+
+@pytest.mark.parametrize("counts, reason", [
+    ([[0, 1, 0], [0, 0, 1], [2, 0, 0]], None),
+    (np.array([[0, 1, 1], [0, 0, 1], [1, 0, 0]], dtype=np.uint8), None),
+    ([[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], None),
+    ([[1, 1, 0], [0, 0, 1], [1, 0, 0]], r"counts\[0\]\[0\] = 1: circuits from GPU 0 to itself"),
+    ([[0, 3, 0], [0, 0, 1], [1, 0, 0]],
+     r"counts\[0\]\[1\] = 3: more circuits than GPU 0's 2 ports \(switches = 2\)"),
+    ([[0, 2, 1], [0, 0, 1], [1, 0, 0]],
+     r"counts\[0\]: GPU 0 sends on 3 circuits but has 2 ports \(switches = 2\)"),
+    ([[0, 1, 1], [0, 0, 2], [1, 0, 0]],
+     r"counts\[:\]\[2\]: GPU 2 receives on 3 circuits but has 2 ports \(switches = 2\)"),
+    ([[0, 1, 0], [0, 0, 0], [1, 0, 0]], r"traffic_bytes\[1\]\[2\] = 2000000000.0 has no circuit 1->2"),
+    ([[0, 1, 0], [0, 0, 1], [2**70, 0, 0]], r"counts\[2\]\[0\] = 1.1805916207174113e\+21: more"),
+])
+def test_counts_checker_rules(counts, reason):
+    verdict = check_counts(INST, counts)
+    assert verdict.feasible is (reason is None)
+    if reason:
+        assert re.search(reason, verdict.reason)
+
+
+@pytest.mark.parametrize("counts, message", [
+    ([[0, 1], [1, 0]], r"counts = \[\[0, 1\], \[1, 0\]\]: has shape \(2, 2\), not \(3, 3\): the "
+                       r"instance has 3 GPUs"),
+    ([[0, 1, 0], [0, 0, 1], [1, 0]], r"counts = .*: must be an N x N matrix of integers \(N = 3 GPUs\)"),
+    ([[0, 1.5, 0], [0, 0, 1], [1, 0, 0]], r"counts\[0\]\[1\] = 1.5: must be an integer >= 0"),
+    ([[0, 1, 0], [0, 0, -1], [1, 0, 0]], r"counts\[1\]\[2\] = -1: must be an integer >= 0"),
+    ([[0, 1, 0], [0, 0, 1], [float("nan"), 0, 0]], r"counts\[2\]\[0\] = nan: must be an integer"),
+    ([[0, 1, None], [0, 0, 1], [1, 0, 0]], r"counts\[0\]\[2\] = None: must be an integer >= 0"),
+    ([[0, 1, 0], [0, 0, "1"], [1, 0, 0]], r"counts = .*: must be an N x N matrix of integers "
+                                          r"\(N = 3 GPUs\), not of <U21"),
+    ([[False, True, False]] * 3, r"not of bool"),
+    ("x", r"counts = 'x': has shape \(\), not \(3, 3\)"),
+])
+def test_invalid_counts_name_the_cell(counts, message):
+    with pytest.raises(InvalidSolution, match=message):
+        check_counts(INST, counts)
+    with pytest.raises(InvalidSolution, match=message):
+        evaluate_counts(INST, counts)
+
+
+@st.composite
+def partial_permutation_solutions(draw):
+    """An instance and a solution whose switches are partial permutations (self-circuits
+    allowed), so that ``check`` and ``check_counts`` see the same rules."""
+    n, q = draw(st.integers(1, 7)), draw(st.integers(1, 4))
+    cells = draw(st.lists(st.sampled_from([0.0, 0.0, 1.0, 3e5, 2e9]), min_size=n * n,
+                          max_size=n * n))
+    traffic = np.array(cells).reshape(n, n)
+    np.fill_diagonal(traffic, 0.0)
+    configs = []
+    for _ in range(q):
+        targets = draw(st.permutations(range(n)))
+        configs.append([j if draw(st.booleans()) else None for j in targets])
+    return CircuitsInstance(q, draw(st.sampled_from([1.0, 25.0, 400.0])), traffic), \
+        CircuitsSolution(configs)
+
+
+@given(partial_permutation_solutions())
+def test_counts_check_and_score_as_any_solution_with_those_counts(case):
+    inst, sol = case
+    counts = circuit_counts(inst, sol)
+    assert check_counts(inst, counts).feasible is check(inst, sol).feasible
+    assert evaluate_counts(inst, counts) == evaluate(inst, sol)     # bit-equal
+
+
+@st.composite
+def bounded_counts(draw):
+    """Counts with row and column sums <= Q and a zero diagonal, and traffic on a subset
+    of the pairs they serve."""
+    n, q = draw(st.integers(1, 8)), draw(st.integers(1, 5))
+    counts = np.zeros((n, n), dtype=np.int64)
+    for i, j in draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                              max_size=4 * n * q)):
+        if i != j and counts[i].sum() < q and counts[:, j].sum() < q:
+            counts[i, j] += 1
+    served = np.argwhere(counts > 0)
+    traffic = np.zeros((n, n))
+    for i, j in served:
+        if draw(st.booleans()):
+            traffic[i, j] = draw(st.floats(1.0, 1e10))
+    return CircuitsInstance(q, 100.0, traffic), counts
+
+
+@given(bounded_counts())
+def test_counts_that_pass_are_the_counts_of_a_feasible_solution(case):
+    # König: decompose splits them into one partial permutation per switch
+    inst, counts = case
+    assert check_counts(inst, counts)
+    sol = CircuitsSolution(decompose(counts, inst.switches))
+    assert check(inst, sol)
+    assert np.array_equal(circuit_counts(inst, sol), counts)
+    assert evaluate_counts(inst, counts) == evaluate(inst, sol)
 
 
 def test_no_traffic_scores_zero():

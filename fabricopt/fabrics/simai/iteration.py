@@ -204,6 +204,9 @@ class Delivery:
     def _priced(self, traffic: Traffic) -> float:
         if not self.configured:
             return float(self.fabric.allocate(traffic).comm_time_s)
+        if self._solution is None:
+            # configured from circuit counts alone (SiP-OCS): each pair keeps its rate
+            return self.allocation.dedicated_time_s(traffic.total_matrix()) * self._scale
         instance = instance_from_dict(self.fabric.instance(traffic))
         return float(evaluate(instance, self._solution)) * self._scale
 

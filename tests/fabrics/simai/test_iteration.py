@@ -156,6 +156,26 @@ def test_sip_ocs_prices_collectives_on_its_job_circuits(micro):
     assert t.allocation.result.method == "exact"
 
 
+@pytest.mark.parametrize("name, gpus, switches", [("micro", 8, 2), ("micro", 16, 3),
+                                                   ("micro", 16, 8), ("moe", 384, 32),
+                                                   ("moe", 384, 64)])
+def test_sip_ocs_prices_from_its_circuit_counts_as_from_its_switch_configurations(
+        request, temporary_method, name, gpus, switches):
+    from fabricopt.algorithms.circuits import exact
+    from fabricopt.methods.result import SolverOutput
+
+    workload, fabric = request.getfixturevalue(name), SipOcs(switches=switches, gbps=400.0)
+    counted = simai_iteration_time(workload, fabric, gpus)
+    assert counted.allocation.result.solution is None
+    # a re-registered exact runs through solve: the same circuits, as permutations
+    temporary_method("circuits", "exact",
+                     lambda instance: SolverOutput(exact(instance), "optimal"), options=())
+    solved = simai_iteration_time(workload, fabric, gpus)
+    assert solved.allocation.result.solution is not None
+    assert (counted.iteration_s, counted.exposed_comm_s, counted.exposed_by_group_s) == \
+        (solved.iteration_s, solved.exposed_comm_s, solved.exposed_by_group_s)   # bit-equal
+
+
 def test_direct_connect_is_at_least_the_port_bound(micro):
     t = simai_iteration_time(micro, DirectConnect(2, 100.0), 8)
     assert t.exposed_comm_s >= 2 * 7 / 8 * MICRO_BYTES * 8 / 200e9 * (1 - 1e-9)
