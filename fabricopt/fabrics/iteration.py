@@ -77,7 +77,7 @@ from fabricopt.fabrics._path_kernel import longest_path_s
 from fabricopt.fabrics.flows import step_s
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
 from fabricopt.fabrics.traffic import (Traffic, hybrid_traffic, mp_traffic, params_per_gpu,
-                                      port_bound_s, ring_allreduce_bytes, transfer_s)
+                                      ring_allreduce_bytes, transfer_s)
 from fabricopt.fabrics.workloads import (A100_MEMORY_BYTES, BYTES_PER_VALUE, DEFAULT_GPU_FLOPS,
                                          TRAINING_BYTES_PER_PARAM, Workload, get_workload)
 
@@ -707,7 +707,27 @@ def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
         busiest = max(plan.mp_bytes.sum(axis=1).max(), plan.mp_bytes.sum(axis=0).max())
         step = max(step, transfer_s(float(busiest), gbps))
     ring = ring_allreduce_bytes(plan.l, float(plan.params_bytes.max())) if plan.l > 1 else 0.0
-    return max(step + transfer_s(ring, gbps), port_bound_s(plan.traffic(), gbps))
+    return max(step + transfer_s(ring, gbps), _port_bound_s(plan, gbps))
+
+
+#: How far below the port bound :func:`_port_bound_s` stays: its sums run over the k x k
+#: block in another order than over the N x N rows, which moves them by a few ulps.
+_SUM_ORDER_RTOL = 1e-12
+
+
+def _port_bound_s(plan: Plan, gbps: float) -> float:
+    """``port_bound_s(plan.traffic(), gbps)`` from the k x k block, without the N x N
+    traffic: every GPU sends (receives) its position's model-parallel bytes plus one
+    ring hop of its position's AllReduce. Lowered by :data:`_SUM_ORDER_RTOL`, so it
+    never exceeds the port bound it stands for."""
+    hop = np.zeros(plan.k)
+    if plan.l > 1:
+        for g, held in enumerate(plan.params_bytes.tolist()):
+            if held > 0:
+                hop[g] = ring_allreduce_bytes(plan.l, held)
+    busiest = max(float((plan.mp_bytes.sum(axis=1) + hop).max()),
+                  float((plan.mp_bytes.sum(axis=0) + hop).max()))
+    return transfer_s(busiest, gbps) * (1.0 - _SUM_ORDER_RTOL)
 
 
 def _peers_label(peers: int | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import json
+import re
 import subprocess
 import sys
 
@@ -157,6 +158,15 @@ def test_cli_lists_runs_and_updates(demo, tmp_path):
     assert main(["reproduce", "test-demo", "--quick", "--out", str(out), "--workers", "1",
                  "--no-progress", "--update", str(doc)]) == 0
     assert "values: [3.0, 5.0]" in doc.read_text()
+    # the header sums what the stored runs cost, from the store itself
+    from fabricopt.bench.store import Store
+
+    with Store(out, create=False) as store:
+        rows = store.rows()
+    cpu = sum(r["info"]["run_cpu_s"] for r in rows)
+    wall = sum(r["wall_s"] for r in rows)
+    assert f"{len(rows)} runs, 1 failed, {cpu:,.0f} CPU s and {wall:,.0f} wall s in all, " \
+           f"last finished " in doc.read_text()
     assert main(["reproduce", "test-demo", "--quick", "--out", str(out), "--render-only"]) == 0
 
 
@@ -175,6 +185,9 @@ def test_quick_variant_runs_and_renders(name, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     md = tmp_path / f"{name}-quick.md"
     assert md.read_text().startswith("## ")
+    # what the runs cost, summed from the stored runs (CPU where each recorded it)
+    assert re.search(r"\d+ runs, \d+ failed, ([\d,]+ CPU s and )?[\d,]+ wall s in all, "
+                     r"last finished ", md.read_text())
     # enumerate may refuse a case above its budget
     assert "0 failed" in md.read_text() or name in ("crux", "gaps", "paper-suite")
     assert list(tmp_path.glob("*.csv"))

@@ -1,15 +1,20 @@
 """The iteration model's array paths equal the plain ones they stand for: the compiled
 critical path and the Python loop, a plan built from the placement objects and from its
-JSON, a balanced graph remembered across bandwidths and one balanced afresh."""
+JSON, a balanced graph remembered across bandwidths and one balanced afresh, the port
+bound from a group's block and from the whole traffic."""
+
+from types import SimpleNamespace
 
 import numpy as np
 from hypothesis import assume, given, settings, strategies as st
 
 from fabricopt import InfeasibleInstance
 
-from fabricopt.fabrics.iteration import (_balanced, _critical_path_python, _critical_path_s,
-                                         _plan_from_solution, lower_bound_s, iteration_time,
-                                         place, plan_from_placement)
+from fabricopt.fabrics.iteration import (_SUM_ORDER_RTOL, _balanced, _critical_path_python,
+                                         _critical_path_s, _plan_from_solution, _port_bound_s,
+                                         lower_bound_s, iteration_time, place,
+                                         plan_from_placement)
+from fabricopt.fabrics.traffic import hybrid_traffic, port_bound_s
 from fabricopt.fabrics.workloads import get_workload
 from fabricopt.methods import solve
 from fabricopt.problems.placement import PlacementSolution, generate
@@ -102,3 +107,17 @@ def test_the_lower_bound_never_exceeds_the_priced_iteration(k, gbps, name):
     except InfeasibleInstance:       # a ring of too few wavelengths for the traffic
         assume(False)
     assert lower_bound_s(plan, fabric) <= t.total_s * (1 + 1e-12)
+
+
+@settings(max_examples=80)
+@given(st.integers(1, 12), st.integers(1, 9), st.data(), st.sampled_from([1e-12, 1.0, 1e12]),
+       st.sampled_from([0.1, 25.0, 8192.0]))
+def test_the_port_bound_from_a_group_s_block_is_the_whole_traffic_s_or_just_below(
+        k, l, data, scale, gbps):
+    values = st.one_of(st.just(0.0), st.floats(1e-3, 1e10))
+    mp = np.array(data.draw(st.lists(values, min_size=k * k, max_size=k * k))).reshape(k, k)
+    np.fill_diagonal(mp, 0.0)
+    held = np.array(data.draw(st.lists(values, min_size=k, max_size=k)))
+    plan = SimpleNamespace(k=k, l=l, mp_bytes=mp * scale, params_bytes=held * scale)
+    whole = port_bound_s(hybrid_traffic(plan.mp_bytes, plan.params_bytes, k, l), gbps)
+    assert whole * (1 - 2 * _SUM_ORDER_RTOL) <= _port_bound_s(plan, gbps) <= whole
