@@ -70,6 +70,7 @@ from fabricopt.errors import (InfeasibleInstance, InvalidArgument, SolverFailure
                               SolverUnavailable)
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
+from fabricopt.problems.placement import solution_arrays
 from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.methods import solve
 from fabricopt.fabrics._path_kernel import longest_path_s
@@ -346,10 +347,11 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
 
 
 def _plan_parts(graph: OpGraph, instance) -> tuple:
-    """What every plan of ``instance``'s sub-ops shares: their ids, the deps as a plan
-    holds them, and each sub-op's share of its op's parameters (an op's parameters split
-    evenly over its sub-ops, as :func:`~fabricopt.fabrics.traffic.params_per_gpu` does),
-    remembered for the sub-ops of the balanced graphs in use."""
+    """What every plan of ``instance``'s sub-ops shares: their ids (an object array, to
+    reorder at once), the deps as a plan holds them, and each sub-op's share of its op's
+    parameters (an op's parameters split evenly over its sub-ops, as
+    :func:`~fabricopt.fabrics.traffic.params_per_gpu` does), remembered for the sub-ops
+    of the balanced graphs in use."""
     key = (id(instance.ops), _graph_content(graph))
     found = _plan_parts_seen.get(key)
     if found is not None and found[0] is instance.ops:
@@ -361,7 +363,7 @@ def _plan_parts(graph: OpGraph, instance) -> tuple:
         if origin not in params:
             fail("ops.group", origin, "names no op of the workload graph")
         pieces[origin] = pieces.get(origin, 0) + 1
-    parts = ([op.id for op in instance.ops],
+    parts = (np.array([op.id for op in instance.ops], dtype=object),
              tuple((d.src, d.dst, d.bytes) for d in instance.deps),
              np.fromiter((params[o] / pieces[o] for o in origins), float, len(origins)))
     _plan_parts_seen[key] = (instance.ops, parts)   # the ops held: their id stays theirs
@@ -379,10 +381,9 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     (objects, not JSON: the same plan, computed over arrays)."""
     n = instance.size
     ids, deps, share = _plan_parts(graph, instance)
-    start = np.fromiter(map(solution.start_s.__getitem__, ids), float, n)
-    gpu = np.fromiter(map(solution.gpu.__getitem__, ids), np.int64, n)
-    compute = instance.compute_list
-    order = np.lexsort((np.arange(n), start)).tolist()
+    # indexed like instance.ops (arrays a solution made for this instance carries)
+    gpu, start = solution_arrays(instance, solution)
+    ranked = np.lexsort((np.arange(n), start))
     # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)
     src, dst = gpu[instance.dep_src], gpu[instance.dep_dst]
     mp = np.zeros((instance.gpus, instance.gpus))
@@ -392,11 +393,10 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     np.add.at(held, gpu, share)
     name = workload if isinstance(workload, str) else workload.name
     plan = Plan(name, instance.gpus, as_int("l", l, minimum=1), graph,
-                tuple(zip([ids[i] for i in order], [compute[i] for i in order])), deps,
-                dict(solution.gpu), mp, held, method, result, max_peers)
+                tuple(zip(ids[ranked].tolist(), instance.compute[ranked].tolist())), deps,
+                solution.gpu.copy(), mp, held, method, result, max_peers)
     # Plan._path_arrays from the arrays at hand (the plan's order is by start time,
     # ties by position, so every dep's source comes first in a feasible schedule)
-    ranked = np.asarray(order, dtype=np.int64)
     position = np.empty(n, dtype=np.int64)
     position[ranked] = np.arange(n)
     first, then = position[instance.dep_src], position[instance.dep_dst]

@@ -33,7 +33,7 @@ from fabricopt.problems._validate import (MIN_MAGNITUDE, as_float, as_id, as_int
 from fabricopt.problems.opgraph import OpGraph
 
 __all__ = ["SubOp", "Dep", "PlacementInstance", "PlacementSolution", "check", "evaluate",
-           "schedule_times", "schedule", "advance",
+           "schedule_times", "schedule", "advance", "solution_arrays",
            "peer_sets",
            "split_op_graph", "generate", "FAMILIES", "FEASIBILITY_RTOL"]
 
@@ -277,8 +277,14 @@ class PlacementInstance:
     @cached_property
     def delay_s(self) -> np.ndarray:
         """Transfer time of every dep when its ends sit on different GPUs."""
-        return _frozen(np.array([8.0 * d.bytes / (self.link_gbps * 1e9) for d in self.deps],
-                                dtype=float))
+        # (8 * bytes) / (link_gbps * 1e9) elementwise: the same two roundings as the
+        # scalar formula, dep by dep
+        return _frozen(8.0 * self._dep_bytes / (self.link_gbps * 1e9))
+
+    @cached_property
+    def _ids(self) -> tuple:
+        """The op ids in order (``ops[k].id``)."""
+        return tuple(op.id for op in self.ops)
 
     @cached_property
     def parents(self) -> tuple:
@@ -313,6 +319,13 @@ class PlacementInstance:
     @cached_property
     def _position_order(self) -> tuple:
         return tuple(self._order(None))
+
+    @cached_property
+    def _order_array(self) -> np.ndarray:
+        """:meth:`topological_order` (the default) as an int64 array, shared: read it,
+        never write it (writable only so that the compiled kernels that read it keep
+        the one signature they are compiled and cached for)."""
+        return np.array(self._position_order, dtype=np.int64)
 
     def _order(self, priority: Sequence[float] | None) -> list[int]:
         n = self.size
@@ -353,7 +366,7 @@ def _plain_floats(values: np.ndarray) -> bool:
 #: The cached arrays of an instance that depend on its ops and deps alone (not on
 #: ``gpus``, ``max_peers`` or ``link_gbps``): shared by :meth:`PlacementInstance._with_scalars`.
 _GRAPH_CACHES = ("compute", "compute_list", "_dep_bytes", "dep_src", "dep_dst",
-                 "_position_order")
+                 "_position_order", "_order_array", "_ids")
 
 
 def _as_mapping(field: str, value: Any) -> Mapping:
@@ -396,16 +409,39 @@ class PlacementSolution:
         schedule made here (the ids are an instance's): the values are validated as
         arrays, and anything out of range takes the validating constructor, which
         names it."""
+        return cls._from_arrays(ids, gpu, start_s)[0]
+
+    @classmethod
+    def _from_arrays(cls, ids: Sequence[str], gpu: Sequence[int], start_s: Sequence[float]
+                     ) -> tuple["PlacementSolution", np.ndarray | None, np.ndarray | None]:
+        """:meth:`_from_lists` and, when the values passed as arrays, those arrays
+        (``None, None`` when the validating constructor took them)."""
         gpus = np.asarray(gpu)
         starts = np.asarray(start_s, dtype=float)
         if (len(gpus) and (gpus.dtype.kind not in "iu" or gpus.min() < 0
                            or gpus.max() > MAX_INDEX)) \
                 or not (np.isfinite(starts).all() and (starts <= MAX_DERIVED).all()
                         and not ((starts != 0) & (np.abs(starts) < MIN_MAGNITUDE)).any()):
-            return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s)))
+            return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s))), None, None
         out = object.__new__(cls)
         object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
         object.__setattr__(out, "start_s", MappingProxyType(dict(zip(ids, starts.tolist()))))
+        return out, gpus, starts
+
+    @classmethod
+    def _of_instance(cls, instance: PlacementInstance, gpu: Sequence[int],
+                     start_s: Sequence[float]) -> "PlacementSolution":
+        """:meth:`_from_lists` of ``instance``'s op ids (``gpu[k]``, ``start_s[k]`` for
+        ``instance.ops[k]``), which also keeps the two as read-only arrays for
+        :func:`check`, :func:`evaluate` and the cost model to read instead of looking
+        every op id up. The arrays are copies holding the very values of the mappings
+        (made from the same validated arrays; neither can change) and are read only
+        for an instance with these very ``ops`` (see :func:`solution_arrays`)."""
+        out, gpus, starts = cls._from_arrays(instance._ids, gpu, start_s)
+        if gpus is not None and gpus.shape == starts.shape == (instance.size,):
+            object.__setattr__(out, "_aligned", (instance.ops,
+                                                 _frozen(gpus.astype(np.int64)),
+                                                 _frozen(starts.copy())))
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -417,9 +453,44 @@ class PlacementSolution:
         return cls(require(data, "gpu", InvalidSolution), require(data, "start_s", InvalidSolution))
 
 
-def _arrays(instance: PlacementInstance, solution: PlacementSolution):
-    """``(gpu, start)`` arrays indexed like ``instance.ops``; raise ``InvalidSolution`` if
-    the solution names unknown ops or GPUs, or misses an op."""
+def solution_arrays(instance: PlacementInstance, solution: PlacementSolution
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The solution's GPUs and start times as arrays indexed like ``instance.ops``.
+
+    A solution that a schedule of this instance made (:func:`schedule`, the methods)
+    carries them already, for an instance with these very ``ops`` (the same tuple, so
+    the same ids in the same order): its keys are exactly the instance's ids, so only
+    the GPUs are checked against ``instance.gpus``. Any other solution is read op by op.
+
+    Parameters
+    ----------
+    instance : PlacementInstance
+    solution : PlacementSolution
+
+    Returns
+    -------
+    gpu : numpy.ndarray of int64
+    start : numpy.ndarray of float
+        Read-only when the solution carried them.
+
+    Raises
+    ------
+    InvalidSolution
+        If the solution names unknown ops or GPUs, or misses an op.
+
+    Examples
+    --------
+    >>> inst = PlacementInstance(2, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0)])
+    >>> gpu, start = solution_arrays(inst, PlacementSolution({"b": 1, "a": 0},
+    ...                                                      {"a": 0.0, "b": 0.5}))
+    >>> gpu.tolist(), start.tolist()
+    ([0, 1], [0.0, 0.5])
+    """
+    aligned = solution.__dict__.get("_aligned")
+    if aligned is not None and aligned[0] is instance.ops:
+        _, gpu, start = aligned
+        _check_gpus(instance, gpu)
+        return gpu, start
     for name in ("gpu", "start_s"):
         mapping = getattr(solution, name)
         for key in mapping:
@@ -429,13 +500,17 @@ def _arrays(instance: PlacementInstance, solution: PlacementSolution):
             missing = next(op.id for op in instance.ops if op.id not in mapping)
             raise InvalidSolution(f"{name}: op {shown(missing)} is missing")
     gpu = np.array([solution.gpu[op.id] for op in instance.ops], dtype=np.int64)
+    _check_gpus(instance, gpu)
+    start = np.array([solution.start_s[op.id] for op in instance.ops], dtype=float)
+    return gpu, start
+
+
+def _check_gpus(instance: PlacementInstance, gpu: np.ndarray) -> None:
     bad = np.flatnonzero(gpu >= instance.gpus)
     if len(bad):
         op = instance.ops[bad[0]].id
         fail(f"gpu[{op!r}]", int(gpu[bad[0]]), f"unknown GPU (GPUs are 0..{instance.gpus - 1})",
              InvalidSolution)
-    start = np.array([solution.start_s[op.id] for op in instance.ops], dtype=float)
-    return gpu, start
 
 
 def peer_sets(instance: PlacementInstance, gpu: Sequence[int]) -> tuple[list[set], list[set]]:
@@ -472,8 +547,8 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
     >>> print(check(inst, PlacementSolution({"a": 0, "b": 1}, {"a": 0.0, "b": 1.5})).reason)
     dep a -> b: 'b' starts at 1.5 before 'a' ends at 1 + transfer 1 = 2
     """
-    gpu, start = _arrays(instance, solution)
-    ids = [op.id for op in instance.ops]
+    gpu, start = solution_arrays(instance, solution)
+    ids = instance._ids
     negative = np.flatnonzero(start < 0)
     if len(negative):
         k = negative[0]
@@ -532,7 +607,7 @@ def evaluate(instance: PlacementInstance, solution: PlacementSolution) -> float:
     >>> evaluate(inst, PlacementSolution({"a": 0, "b": 0}, {"a": 0.0, "b": 1.0}))
     3.0
     """
-    _, start = _arrays(instance, solution)
+    _, start = solution_arrays(instance, solution)
     return float((start + instance.compute).max()) if instance.size else 0.0
 
 
@@ -601,8 +676,7 @@ def schedule(instance: PlacementInstance, gpu: Sequence[int],
     if order is None:
         order = instance.topological_order()
     start, _ = schedule_times(instance, gpu, order, zero_holds_gpu=zero_holds_gpu)
-    return PlacementSolution._from_lists([op.id for op in instance.ops],
-                                         [int(g) for g in gpu], start)
+    return PlacementSolution._of_instance(instance, [int(g) for g in gpu], start)
 
 
 def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, max_peers: int,

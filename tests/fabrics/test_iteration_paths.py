@@ -17,7 +17,7 @@ from fabricopt.fabrics.iteration import (_SUM_ORDER_RTOL, _balanced, _critical_p
 from fabricopt.fabrics.traffic import hybrid_traffic, port_bound_s
 from fabricopt.fabrics.workloads import get_workload
 from fabricopt.methods import solve
-from fabricopt.problems.placement import generate
+from fabricopt.problems.placement import PlacementSolution, generate
 from fabricopt.problems.opgraph import OpGraph
 from tests.fabrics.test_iteration import TOY, needs_placement, random_plans
 
@@ -37,6 +37,8 @@ def placed_plans(draw):
     else:
         from fabricopt.problems.placement import schedule
         solution = schedule(inst, [draw(st.integers(0, k - 1)) for _ in inst.ops])
+    if draw(st.booleans()):     # the same solution without the arrays a schedule keeps
+        solution = PlacementSolution(dict(solution.gpu), dict(solution.start_s))
     return inst, graph, l, solution
 
 

@@ -8,8 +8,9 @@ from hypothesis import given, settings, strategies as st
 
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems.opgraph import OpGraph
-from fabricopt.problems.placement import (FEASIBILITY_RTOL, PlacementInstance,
-                                          PlacementSolution, check, generate, peer_sets,
+from fabricopt.problems.placement import (FEASIBILITY_RTOL, Dep, PlacementInstance,
+                                          PlacementSolution, SubOp, check, evaluate,
+                                          generate, peer_sets, solution_arrays,
                                           split_op_graph)
 
 from placement_cases import small_instances
@@ -97,3 +98,60 @@ def test_the_checker_gives_the_first_broken_rule_of_the_loops(inst, data):
     expected = reference_reason(inst, gpu, start)
     assert verdict.feasible == (expected is None)
     assert verdict.reason == expected or expected is None
+    # the same solution carrying its arrays gets the same verdict and makespan
+    carried = PlacementSolution._of_instance(inst, gpu, start)
+    assert carried == solution and check(inst, carried) == verdict
+    assert evaluate(inst, carried) == evaluate(inst, solution)
+
+
+def carried_and_plain(inst, gpu, start):
+    carried = PlacementSolution._of_instance(inst, gpu, start)
+    return carried, PlacementSolution(dict(carried.gpu), dict(carried.start_s))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 400), st.integers(1, 16))
+def test_a_solution_carries_the_arrays_of_its_mappings(seed, ops, gpus):
+    inst = generate(seed=seed, ops=ops, gpus=gpus, max_peers=min(3, gpus))
+    rng = np.random.default_rng(seed)
+    gpu, start = rng.integers(0, gpus, inst.size), rng.uniform(0.0, 1.0, inst.size)
+    carried, plain = carried_and_plain(inst, gpu, start)
+    assert carried == plain and "_aligned" not in plain.__dict__
+    for got, want in zip(solution_arrays(inst, carried), solution_arrays(inst, plain)):
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        assert not got.flags.writeable
+    assert check(inst, carried) == check(inst, plain)
+    assert evaluate(inst, carried) == evaluate(inst, plain)
+    # another instance of the same ids in another order reads the mappings, not the arrays
+    flipped = PlacementInstance(inst.gpus, inst.max_peers, inst.link_gbps, inst.ops[::-1])
+    again = solution_arrays(flipped, carried)
+    assert again[0].tolist() == gpu[::-1].tolist() and again[1].tolist() == start[::-1].tolist()
+    # the carried arrays are copies: changing the inputs changes nothing
+    gpu[:] = 0
+    start[:] = -1.0
+    assert solution_arrays(inst, carried)[1].tolist() == list(carried.start_s.values())
+
+
+def test_carried_arrays_are_checked_against_the_instance_read():
+    inst = PlacementInstance(3, 1, 8.0, [SubOp("a", 1.0), SubOp("b", 2.0)])
+    carried = PlacementSolution._of_instance(inst, [0, 2], [0.0, 1.0])
+    fewer = inst._with_scalars(2, 1, 8.0)       # the same ops, two GPUs
+    assert fewer.ops is inst.ops
+    with pytest.raises(InvalidSolution, match=r"^gpu\['b'\] = 2: unknown GPU \(GPUs are 0\.\.1\)"):
+        check(fewer, carried)
+    with pytest.raises(InvalidSolution, match=r"^gpu\['b'\] = 2: unknown GPU"):
+        evaluate(fewer, carried)
+    other = PlacementInstance(3, 1, 8.0, [SubOp("a", 1.0), SubOp("c", 2.0)])
+    with pytest.raises(InvalidSolution, match=r"^gpu\['b'\] = 2: unknown op id"):
+        check(other, carried)
+    with pytest.raises(InvalidSolution, match=r"^start_s\['a'\] = inf: must be finite"):
+        PlacementSolution._of_instance(inst, [0, 1], [float("inf"), 1.0])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 300),
+       st.floats(1e-3, 1e6, allow_nan=False, allow_infinity=False))
+def test_the_transfer_times_are_the_scalar_formula_dep_by_dep(seed, ops, link_gbps):
+    inst = generate(seed=seed, ops=ops, gpus=8, max_peers=3)._with_scalars(8, 3, link_gbps)
+    expected = [8.0 * d.bytes / (link_gbps * 1e9) for d in inst.deps]
+    assert inst.delay_s.tobytes() == np.array(expected, dtype=float).tobytes()

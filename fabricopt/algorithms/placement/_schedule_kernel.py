@@ -13,7 +13,7 @@ from numba import njit
 
 from fabricopt.problems.placement import PlacementInstance
 
-__all__ = ["parent_arrays", "child_arrays", "list_schedule"]
+__all__ = ["parent_arrays", "child_arrays", "list_schedule", "schedule_arrays"]
 
 
 def parent_arrays(instance: PlacementInstance, carries_bytes: bool = False
@@ -31,11 +31,28 @@ def child_arrays(instance: PlacementInstance, carries_bytes: bool = False
     return _grouped(instance, instance.dep_src, instance.dep_dst, carries_bytes)
 
 
+def schedule_arrays(instance: PlacementInstance, placed: dict, parents: tuple | None = None
+                    ) -> dict:
+    """Key -> ``(start, end)`` arrays (indexed like ``instance.ops``) of the list schedule
+    of each ``placed[key] = (gpu, order)``: :func:`list_schedule`, the loop and the
+    arithmetic of :func:`~fabricopt.problems.placement.schedule_times` with every op
+    held by its GPU (tested equal, bit for bit). ``parents``: the
+    :func:`parent_arrays` of ``instance`` if at hand."""
+    parents = parent_arrays(instance) if parents is None else parents
+    out = {}
+    for key, (gpu, order) in placed.items():
+        start, end, _ = list_schedule(instance.gpus, np.asarray(order, dtype=np.int64),
+                                      np.asarray(gpu, dtype=np.int64), *parents,
+                                      instance.compute)
+        out[key] = (start, end)
+    return out
+
+
 def _grouped(instance: PlacementInstance, at: np.ndarray, other: np.ndarray,
              carries_bytes: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     delay = instance.delay_s
     if carries_bytes:
-        keep = np.array([dep.bytes > 0 for dep in instance.deps], dtype=bool)
+        keep = instance._dep_bytes > 0
         at, other, delay = at[keep], other[keep], delay[keep]
     by = np.argsort(at, kind="stable")
     ptr = np.zeros(instance.size + 1, dtype=np.int64)

@@ -37,7 +37,7 @@ import numpy as np
 
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.problems.opgraph import OpGraph
-from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, advance, schedule,
+from fabricopt.problems.placement import (PlacementInstance, PlacementSolution, advance,
                                           split_op_graph)
 
 __all__ = ["sub_op_count", "balance", "feasible_set", "algorithm1", "sipml", "unconstrained",
@@ -401,41 +401,62 @@ def _csr(rows: np.ndarray, cols: np.ndarray, n: int, *values: np.ndarray) -> tup
             *(np.ascontiguousarray(v[by]) for v in values))
 
 
-def _makespans(instance: PlacementInstance, placed: dict) -> dict:
-    """Ring size -> makespan of ``placed[ring] = (gpu, order)``: the compiled list
-    schedule, the same loop and arithmetic as :func:`schedule_times` (tested equal)."""
-    from fabricopt.algorithms.placement._schedule_kernel import list_schedule, parent_arrays
+def _scheduled(instance: PlacementInstance, placed: dict) -> dict:
+    """Ring size -> ``(start, end)`` of ``placed[ring] = (gpu, order)``: the compiled
+    list schedule, the same loop and arithmetic as :func:`schedule_times` (tested equal,
+    bit for bit)."""
+    from fabricopt.algorithms.placement._schedule_kernel import schedule_arrays
 
-    parents = parent_arrays(instance)
-    out = {}
-    for ring, (gpu, order) in placed.items():
-        _, end, _ = list_schedule(instance.gpus, np.asarray(order, dtype=np.int64),
-                                  np.asarray(gpu, dtype=np.int64), *parents, instance.compute)
-        out[ring] = float(end.max()) if end.size else 0.0
-    return out
+    return schedule_arrays(instance, placed)
 
 
 def _algorithm1_compiled(instance: PlacementInstance, k: int, degree: int) -> tuple:
     """:func:`algorithm1` on arrays, in the numba kernels."""
+    gpu, order, info = _algorithm1_arrays(instance, k, degree, _KernelArrays(instance))
+    return gpu.tolist(), order.tolist(), info
+
+
+class _KernelArrays:
+    """The arrays of ``instance`` that Algorithm 1's kernels read, each made once for
+    all the rings one :func:`sipml` call places."""
+
+    def __init__(self, instance: PlacementInstance):
+        self.instance = instance
+        self._parents = self._comm = None
+
+    @property
+    def parents(self) -> tuple:
+        """``(ptr, parent, delay_s)`` of every dep, each op's parents by index."""
+        if self._parents is None:
+            inst = self.instance
+            self._parents = _csr(inst.dep_dst, inst.dep_src, inst.size, inst.delay_s)
+        return self._parents
+
+    @property
+    def comm(self) -> tuple:
+        """``(parent ptr, parent, child ptr, child)`` of the deps that carry bytes."""
+        if self._comm is None:
+            inst = self.instance
+            carries = inst._dep_bytes > 0
+            src, dst = inst.dep_src[carries], inst.dep_dst[carries]
+            self._comm = _csr(dst, src, inst.size) + _csr(src, dst, inst.size)
+        return self._comm
+
+
+def _algorithm1_arrays(instance: PlacementInstance, k: int, degree: int,
+                       arrays: _KernelArrays) -> tuple[np.ndarray, np.ndarray, dict]:
+    """:func:`algorithm1` in the numba kernels, its GPUs and order as arrays."""
     from fabricopt.algorithms.placement import _algorithm1_kernel as kernel
 
-    n = instance.size
-    order = instance.topological_order()
-    order_array = np.array(order, dtype=np.int64)
-    src, dst = instance.dep_src, instance.dep_dst
-    par_ptr, par_idx, par_delay = _csr(dst, src, n, instance.delay_s)
+    order = instance._order_array
     compute = instance.compute
     info = {"relocations": 0, "relocated_ops": 0}
     if degree >= k:
-        dev = kernel.unconstrained_kernel(k, order_array, par_ptr, par_idx, par_delay, compute)
-        return dev.tolist(), order, info
-    carries = np.array([dep.bytes > 0 for dep in instance.deps], dtype=bool)
-    cpar_ptr, cpar_idx = _csr(dst[carries], src[carries], n)
-    cch_ptr, cch_idx = _csr(src[carries], dst[carries], n)
+        dev = kernel.unconstrained_kernel(k, order, *arrays.parents, compute)
+        return dev, order, info
     dev, info["relocations"], info["relocated_ops"] = kernel.windowed_kernel(
-        k, degree, order_array, par_ptr, par_idx, par_delay, compute,
-        cpar_ptr, cpar_idx, cch_ptr, cch_idx)
-    return dev.tolist(), order, {key: int(value) for key, value in info.items()}
+        k, degree, order, *arrays.parents, compute, *arrays.comm)
+    return dev, order, {key: int(value) for key, value in info.items()}
 
 
 def _algorithm1_python(instance: PlacementInstance, k: int, degree: int) -> tuple:
@@ -539,8 +560,9 @@ def unconstrained(instance: PlacementInstance) -> PlacementSolution:
     {'a': 0, 'b': 1, 'c': 0}
     """
     k = degree_safe_gpus(instance)
-    gpu, order, _ = algorithm1(instance, gpus=k, degree=k)
-    return schedule(instance, gpu, order)
+    gpu, order, _ = _algorithm1_arrays(instance, k, k, _KernelArrays(instance))
+    start, _ = _scheduled(instance, {k: (gpu, order)})[k]
+    return PlacementSolution._of_instance(instance, gpu, start)
 
 
 #: ``rings`` values of :func:`sipml`.
@@ -597,15 +619,24 @@ def sipml(instance: PlacementInstance, *, rings: str = "search"
     """
     if rings not in RINGS:
         fail("rings", rings, f"must be one of {', '.join(RINGS)}")
-    gpu, order, info = algorithm1(instance)
+    # algorithm1 on arrays, each ring's placement kept as arrays for its schedule
+    arrays = _KernelArrays(instance)
+    gpu, order, info = _algorithm1_arrays(instance, instance.gpus, instance.max_peers + 1,
+                                          arrays)
     info["ring_gpus"] = instance.gpus
     if rings == "search" and instance.gpus > 1:
-        placed = {instance.gpus: (gpu, order), 1: ([0] * instance.size, order)}
+        placed = {instance.gpus: (gpu, order),
+                  1: (np.zeros(instance.size, dtype=np.int64), order)}
         small = degree_safe_gpus(instance)
         if small < instance.gpus:
-            placed[small] = algorithm1(instance, gpus=small, degree=small)[:2]
-        makespans = _makespans(instance, placed)
+            placed[small] = _algorithm1_arrays(instance, small, small, arrays)[:2]
+        timed = _scheduled(instance, placed)
+        makespans = {ring: float(end.max()) if end.size else 0.0
+                     for ring, (_, end) in timed.items()}
         info["ring_makespans_s"] = makespans
         kept = min(makespans, key=lambda ring: (makespans[ring], -ring))
         (gpu, order), info["ring_gpus"] = placed[kept], kept
-    return schedule(instance, gpu, order), info
+        start = timed[kept][0]
+    else:
+        start = _scheduled(instance, {instance.gpus: (gpu, order)})[instance.gpus][0]
+    return PlacementSolution._of_instance(instance, gpu, start), info
