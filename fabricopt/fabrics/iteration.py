@@ -62,6 +62,7 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
+from operator import itemgetter
 from typing import Any, Callable
 
 import numpy as np
@@ -144,7 +145,7 @@ class Plan:
     def serial_s(self) -> float:
         """Every op of a group back to back on one GPU: the sum of their compute, in
         ``ops`` order (the search reads it once per candidate and pricing)."""
-        return sum(c for _, c in self.ops)
+        return sum(map(itemgetter(1), self.ops))
 
     @cached_property
     def _path_arrays(self):
@@ -317,7 +318,8 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
     elif not 1 <= as_int("max_peers", max_peers, error=InvalidArgument) <= limit:
         fail("max_peers", max_peers, f"must be from 1 to {fabric.label}'s limit {limit} "
                                      f"for k = {k}, l = {l}", InvalidArgument)
-    graph = workload.op_graph(l, gpu_flops=gpu_flops)
+    graph = _remembered(_op_graphs, _OP_GRAPHS_MAX, (workload, l, gpu_flops),
+                        lambda: workload.op_graph(l, gpu_flops=gpu_flops))
     if memory_bytes is not None:
         need = graph.total_params_bytes / k / BYTES_PER_VALUE * TRAINING_BYTES_PER_PARAM
         if need > memory_bytes:
@@ -344,6 +346,12 @@ def place(workload, fabric: Fabric, k: int, l: int, *, tau_s: float = DEFAULT_TA
                             f"{result.info.get('message', '')}")
     return _plan_from_solution(workload, graph, l, instance, result.solution, method=method,
                                result=result, max_peers=max_peers)
+
+
+#: Op graphs by (workload, l, throughput): a search places one graph per l for every k,
+#: degree limit, fabric and bandwidth (an OpGraph is immutable, so it is shared).
+_OP_GRAPHS_MAX = 16
+_op_graphs: OrderedDict = OrderedDict()
 
 
 def _plan_parts(graph: OpGraph, instance) -> tuple:
@@ -653,21 +661,27 @@ _ALLOCATIONS_MAX = 16
 _allocations: OrderedDict = OrderedDict()
 
 
+def _remembered(cache: OrderedDict, limit: int, key, make: Callable[[], Any]):
+    """``cache[key]``, made by ``make()`` the first time; at most ``limit`` entries,
+    the least recently used dropped. An unhashable key is not remembered."""
+    try:
+        found = cache.get(key)
+    except TypeError:                   # e.g. a fabric with unhashable fields
+        return make()
+    if found is None:
+        found = cache[key] = make()
+        while len(cache) > limit:
+            cache.popitem(last=False)
+    else:
+        cache.move_to_end(key)
+    return found
+
+
 def _allocate(fabric: Fabric, plan: Plan) -> Allocation:
     """``fabric.allocate(plan.traffic())``, remembered per fabric and traffic."""
-    try:
-        key = (fabric, plan.k, plan.l, plan.mp_bytes.tobytes(), plan.params_bytes.tobytes())
-        hash(key)
-    except TypeError:                   # a fabric with unhashable fields: not remembered
-        return fabric.allocate(plan.traffic())
-    found = _allocations.get(key)
-    if found is None:
-        found = _allocations[key] = fabric.allocate(plan.traffic())
-        while len(_allocations) > _ALLOCATIONS_MAX:
-            _allocations.popitem(last=False)
-    else:
-        _allocations.move_to_end(key)
-    return found
+    key = (fabric, plan.k, plan.l, plan.mp_bytes.tobytes(), plan.params_bytes.tobytes())
+    return _remembered(_allocations, _ALLOCATIONS_MAX, key,
+                       lambda: fabric.allocate(plan.traffic()))
 
 
 def _price(plan: Plan, fabric: Fabric) -> IterationTime:

@@ -361,16 +361,30 @@ def port_shares(total: np.ndarray, gbps: float, group: np.ndarray | None = None)
     [0.0, 6.0, 2.0]
     """
     nodes = total.shape[0]
-    where = np.arange(nodes) if group is None else np.asarray(group)
-    demand = np.where(where[:, None] != where[None, :], total, 0.0)
-    out = np.bincount(where, weights=demand.sum(axis=1))[where]
-    into = np.bincount(where, weights=demand.sum(axis=0))[where]
-    busiest = np.maximum(out[:, None], into[None, :])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rates = np.where(demand > 0, gbps * demand / busiest, gbps)
-    rates[where[:, None] == where[None, :]] = np.inf
+    if group is None:
+        # each node its own port: only the diagonal is inside a group
+        demand = total if not np.diagonal(total).any() else _off_diagonal(total)
+        out, into = demand.sum(axis=1), demand.sum(axis=0)
+    else:
+        where = np.asarray(group)
+        inside = where[:, None] == where[None, :]
+        demand = np.where(inside, 0.0, total)
+        out = np.bincount(where, weights=demand.sum(axis=1))[where]
+        into = np.bincount(where, weights=demand.sum(axis=0))[where]
+    # the N x N result is mostly the default: compute only the demanded cells
+    i, j = np.nonzero(demand > 0)
+    rates = np.full((nodes, nodes), float(gbps))
+    rates[i, j] = gbps * demand[i, j] / np.maximum(out[i], into[j])
+    if group is not None:
+        rates[inside] = np.inf
     np.fill_diagonal(rates, 0.0)
     return rates
+
+
+def _off_diagonal(matrix: np.ndarray) -> np.ndarray:
+    copy = np.array(matrix, dtype=float)
+    np.fill_diagonal(copy, 0.0)
+    return copy
 
 
 def _check_gbps(name: str, value) -> float:

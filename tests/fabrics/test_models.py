@@ -147,6 +147,41 @@ def test_concurrent_transfers_share_ports_and_packet_switches_never_beat_elect_f
                 assert np.all(used <= flat_rates * (1 + 1e-9)), fabric
 
 
+def _port_shares_by_definition(total, gbps, group):
+    """Each cell of :func:`models.port_shares` from its docstring, one at a time."""
+    n = total.shape[0]
+    where = list(range(n)) if group is None else [int(g) for g in group]
+    crossing = [[total[i, j] if where[i] != where[j] else 0.0 for j in range(n)]
+                for i in range(n)]
+    out = {p: math.fsum(crossing[i][j] for i in range(n) if where[i] == p for j in range(n))
+           for p in set(where)}
+    into = {p: math.fsum(crossing[i][j] for j in range(n) if where[j] == p for i in range(n))
+            for p in set(where)}
+    rates = np.zeros((n, n))
+    for i, j in itertools.product(range(n), repeat=2):
+        if i == j:
+            rates[i, j] = 0.0
+        elif where[i] == where[j]:
+            rates[i, j] = math.inf
+        elif crossing[i][j] > 0:
+            rates[i, j] = gbps * crossing[i][j] / max(out[where[i]], into[where[j]])
+        else:
+            rates[i, j] = gbps
+    return rates
+
+
+@given(traffics(rings=False), st.sampled_from([25.0, 400.0]), st.booleans(), st.data())
+def test_port_shares_follow_their_definition(traffic, gbps, grouped, data):
+    total = traffic.matrix_bytes
+    group = (np.array(data.draw(st.lists(st.integers(0, 2), min_size=traffic.nodes,
+                                         max_size=traffic.nodes)))
+             if grouped else None)
+    rates = models.port_shares(total, gbps, group)
+    # the sums run in another order than the definition's exact ones: a few ulps
+    np.testing.assert_allclose(rates, _port_shares_by_definition(total, gbps, group),
+                               rtol=1e-12, atol=0)
+
+
 def test_the_allreduce_gets_the_port_after_the_step_on_a_switch_not_on_circuits():
     m = np.zeros((4, 4))
     m[0, 1] = 9e9                                   # a heavy model-parallel transfer
