@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numba import njit, types
 
-__all__ = ["run_groups"]
+__all__ = ["run_groups", "fixed_rate_ends"]
 
 _F = types.float64[::1]
 _I = types.int64[::1]
@@ -251,3 +251,25 @@ def run_groups(k, groups, compute, gpu, order_ptr, order_idx, inputs, out_ptr, o
     if done < n * groups:
         return math.inf
     return clock
+
+
+@njit(types.float64[:, ::1](_i, _i, _F, _I, _I, _I, _I, types.float64[:, ::1]), cache=True)
+def fixed_rate_ends(k, l, compute, gpu, in_ptr, in_src, in_row, delay):
+    """Each op's end in each of ``l`` groups with every transfer at its pair's whole rate:
+    ``_Schedule.fixed_rate``'s loop (an op starts when its GPU is free and its inputs
+    have arrived, ``end[src] + delay[in_row]``, or ``end[src]`` where ``in_row`` is -1)."""
+    n = compute.shape[0]
+    end = np.zeros((n, l))
+    free = np.zeros((k, l))
+    for op in range(n):
+        g = gpu[op]
+        for c in range(l):
+            t = free[g, c]
+            for e in range(in_ptr[op], in_ptr[op + 1]):
+                r = in_row[e]
+                x = end[in_src[e], c] if r < 0 else end[in_src[e], c] + delay[r, c]
+                if x > t:
+                    t = x
+            end[op, c] = t + compute[op]
+            free[g, c] = end[op, c]
+    return end

@@ -44,7 +44,7 @@ import numpy as np
 from fabricopt.errors import InvalidArgument
 from fabricopt.fabrics import _flows_kernel
 
-__all__ = ["Links", "pair_links", "port_links", "step_s"]
+__all__ = ["Links", "pair_links", "port_links", "step_s", "step_s_of_arrays"]
 
 # Flows whose finish times lie within this fraction of the clock end together.
 _EVENT_RTOL = 1e-12
@@ -77,6 +77,20 @@ class Links:
     route: Callable[[int, int], tuple]
     group_key: Callable[[int, int], Hashable] | None
     pair_gbps: np.ndarray | None = None
+
+
+def _overlapping(pair: np.ndarray, begin: np.ndarray, finish: np.ndarray) -> np.ndarray:
+    """Per group (column), whether two transfers of one pair overlap: ``pair`` numbers
+    each transfer's pair (a column), ``begin`` and ``finish`` its times per group."""
+    # Sort each group's transfers by (pair, start) in one argsort: pair p's
+    # times are offset by p spans, so no two pairs' intervals interleave.
+    span = float(np.nanmax(np.where(np.isfinite(finish), finish, 0.0))) + 1.0
+    order = np.argsort(pair * span + begin, axis=0, kind="stable")
+    begin = np.take_along_axis(pair * span + begin, order, axis=0)
+    finish = np.maximum.accumulate(np.take_along_axis(pair * span + finish, order, axis=0),
+                                   axis=0)
+    return ((begin[1:] < finish[:-1] - _OVERLAP_RTOL * span).any(axis=0)
+            | ~np.isfinite(finish).all(axis=0))
 
 
 def pair_links(pair_gbps: np.ndarray) -> Links:
@@ -187,13 +201,30 @@ def step_s(ops, deps, gpu: dict, k: int, l: int, links: Links, backend: str = "c
         raise InvalidArgument(f"backend: {backend!r} is not one of {sorted(_BACKENDS)}")
     if not ops:
         return 0.0
-    schedule = _Schedule(ops, deps, gpu, k)
+    return _step_s(_Schedule(ops, deps, gpu, k), l, links, backend)
+
+
+def step_s_of_arrays(compute, gpu, src, dst, nbytes, k: int, l: int, links: Links,
+                     backend: str = "compiled") -> float:
+    """:func:`step_s` of a placement given as arrays: per op (in execution order) its
+    compute and GPU, per dep (in the deps' order) its ends' positions and its bytes —
+    the same step, without indexing ops by id."""
+    if backend not in _BACKENDS:
+        raise InvalidArgument(f"backend: {backend!r} is not one of {sorted(_BACKENDS)}")
+    if not len(compute):
+        return 0.0
+    return _step_s(_Schedule.from_arrays(compute, gpu, src, dst, nbytes, k), l, links, backend)
+
+
+def _step_s(schedule: "_Schedule", l: int, links: Links, backend: str) -> float:
+    k = schedule.k
     run = schedule.run if backend == "python" else schedule.run_compiled
     if not schedule.crossing:
         return schedule.alone_s()
     worst, groups = 0.0, range(l)
     if links.pair_gbps is not None:
-        makespan, shared = schedule.fixed_rate(links.pair_gbps, l)
+        fixed_rate = schedule.fixed_rate if backend == "python" else schedule.fixed_rate_compiled
+        makespan, shared = fixed_rate(links.pair_gbps, l)
         worst = float(makespan[~shared].max()) if not shared.all() else 0.0
         groups = np.flatnonzero(shared).tolist()
         if not groups:
@@ -234,6 +265,52 @@ class _Schedule:
             moves = self.gpu[s] != self.gpu[d] and nbytes > 0
             self.crossing |= moves
             self.outputs[s].append((d, float(nbytes) * 8.0 if moves else 0.0))
+
+    @classmethod
+    def from_arrays(cls, compute, gpu, src, dst, nbytes, k: int) -> "_Schedule":
+        """The schedule :meth:`__init__` makes of the same placement, from arrays (see
+        :func:`step_s_of_arrays`), with its compiled loop's arrays made at once."""
+        self = cls.__new__(cls)
+        compute = np.asarray(compute, dtype=float)
+        gpu = np.asarray(gpu, dtype=np.int64)
+        src, dst = np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+        nbytes = np.asarray(nbytes, dtype=float)
+        n = self.n = len(compute)
+        self.k = k
+        self.compute, self.gpu = compute.tolist(), gpu.tolist()
+        by_gpu = np.argsort(gpu, kind="stable")
+        order_ptr = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(np.bincount(gpu, minlength=k), out=order_ptr[1:])
+        self.order = [by_gpu[a:b].tolist() for a, b in zip(order_ptr[:-1], order_ptr[1:])]
+        inputs = np.bincount(dst, minlength=n).astype(np.int64)
+        self.inputs = inputs.tolist()
+        moves = (gpu[src] != gpu[dst]) & (nbytes > 0)
+        self.crossing = bool(moves.any())
+        bits = np.where(moves, nbytes * 8.0, 0.0)
+        # each op's outputs in the deps' order, as __init__ appends them
+        by_src = np.argsort(src, kind="stable")
+        out_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=n), out=out_ptr[1:])
+        out_dst, out_bits = dst[by_src], bits[by_src]
+        self._outputs = None
+        self._arrays = (compute, gpu, order_ptr, by_gpu.astype(np.int64), inputs, out_ptr,
+                        out_dst, out_bits, src[by_src])
+        self._pairs = None
+        return self
+
+    @property
+    def outputs(self) -> list:
+        """Per op, its ``(dst, bits)`` in the deps' order (bits 0 if it crosses no GPUs)."""
+        if self._outputs is None:
+            _, _, _, _, _, out_ptr, out_dst, out_bits, _ = self._arrays
+            pairs = list(zip(out_dst.tolist(), out_bits.tolist()))
+            bounds = out_ptr.tolist()
+            self._outputs = [pairs[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+        return self._outputs
+
+    @outputs.setter
+    def outputs(self, value: list) -> None:
+        self._outputs = value
 
     def alone_s(self) -> float:
         """No transfer crosses GPUs: the longest path with zero-time dependencies."""
@@ -283,18 +360,44 @@ class _Schedule:
         moves = [(p, s, delay) for p, items in enumerate(transfers.values()) if len(items) > 1
                  for s, delay in items]
         if moves:
-            # Sort each group's transfers by (pair, start) in one argsort: pair p's
-            # times are offset by p spans, so no two pairs' intervals interleave.
             pair = np.array([p for p, _, _ in moves], dtype=float)[:, None]
             begin = end[[s for _, s, _ in moves]]
             finish = begin + np.array([delay for _, _, delay in moves])
-            span = float(np.nanmax(np.where(np.isfinite(finish), finish, 0.0))) + 1.0
-            order = np.argsort(pair * span + begin, axis=0, kind="stable")
-            begin = np.take_along_axis(pair * span + begin, order, axis=0)
-            finish = np.maximum.accumulate(
-                np.take_along_axis(pair * span + finish, order, axis=0), axis=0)
-            shared = ((begin[1:] < finish[:-1] - _OVERLAP_RTOL * span).any(axis=0)
-                      | ~np.isfinite(finish).all(axis=0))
+            shared = _overlapping(pair, begin, finish)
+        return end.max(axis=0), shared
+
+    def fixed_rate_compiled(self, pair_gbps: np.ndarray, l: int) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`fixed_rate` over arrays, its loop compiled
+        (:func:`~fabricopt.fabrics._flows_kernel.fixed_rate_ends`): the same operations,
+        so the same ``(makespan, shared)`` bit for bit."""
+        compute, gpu, _, _, _, _, out_dst, out_bits, out_src = self.arrays()
+        base = np.arange(l) * self.k
+        moving = np.flatnonzero(out_bits != 0.0)
+        src, dst = out_src[moving], out_dst[moving]
+        rates = pair_gbps[gpu[src][:, None] + base, gpu[dst][:, None] + base]
+        with np.errstate(divide="ignore"):
+            delay = np.where(rates > 0, out_bits[moving][:, None] / (rates * 1e9), np.inf)
+        row = np.full(len(out_dst), -1, dtype=np.int64)
+        row[moving] = np.arange(len(moving))
+        by_dst = np.argsort(out_dst, kind="stable")
+        in_ptr = np.zeros(self.n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(out_dst, minlength=self.n), out=in_ptr[1:])
+        end = _flows_kernel.fixed_rate_ends(self.k, l, compute, gpu, in_ptr, out_src[by_dst],
+                                            row[by_dst], np.ascontiguousarray(delay))
+        shared = np.zeros(l, dtype=bool)
+        # the pairs numbered by first use, as fixed_rate's dict; those with two or more
+        # transfers, each pair's in the order met
+        code = gpu[src] * self.k + gpu[dst]
+        _, first, which, count = np.unique(code, return_index=True, return_inverse=True,
+                                           return_counts=True)
+        number = np.empty(len(first), dtype=np.int64)
+        number[np.argsort(first, kind="stable")] = np.arange(len(first))
+        pair_of = number[np.asarray(which).reshape(-1)]
+        kept = np.flatnonzero(count[np.asarray(which).reshape(-1)] > 1)
+        kept = kept[np.argsort(pair_of[kept], kind="stable")]
+        if len(kept):
+            shared = _overlapping(pair_of[kept].astype(float)[:, None], end[src[kept]],
+                                  end[src[kept]] + delay[kept])
         return end.max(axis=0), shared
 
     def arrays(self) -> tuple:

@@ -63,6 +63,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -75,7 +76,7 @@ from fabricopt.problems.placement import solution_arrays
 from fabricopt.problems.tolerances import CERTIFY_RTOL
 from fabricopt.methods import solve
 from fabricopt.fabrics._path_kernel import longest_path_s
-from fabricopt.fabrics.flows import step_s
+from fabricopt.fabrics.flows import step_s_of_arrays
 from fabricopt.fabrics.models import Allocation, Fabric, method_available
 from fabricopt.fabrics.traffic import (Traffic, hybrid_traffic, mp_traffic, params_per_gpu,
                                       ring_allreduce_bytes, transfer_s)
@@ -101,8 +102,9 @@ class Plan:
     k, l : int
     graph : OpGraph
         The op graph at the local batch.
-    ops : tuple of (id, compute_s)
-        Ops (or sub-ops) in execution order: by placed start time, ties topologically.
+    ops : sequence of (id, compute_s)
+        Ops (or sub-ops) in execution order: by placed start time, ties topologically
+        (a tuple, or for a placed plan a sequence that makes its tuples when read).
     deps : tuple of (src, dst, bytes)
     gpu : dict
         Op id -> GPU in 0..k-1.
@@ -145,24 +147,33 @@ class Plan:
     def serial_s(self) -> float:
         """Every op of a group back to back on one GPU: the sum of their compute, in
         ``ops`` order (the search reads it once per candidate and pricing)."""
+        if "_arrays" in self.__dict__:
+            return sum(self._arrays[0].tolist())   # the same floats, in the same order
         return sum(map(itemgetter(1), self.ops))
 
     @cached_property
-    def _path_arrays(self):
-        """The step as arrays for :func:`_critical_path_s`: per op (in ``ops`` order) its
-        GPU and compute, per dep its ends' positions and GPUs and its bytes, the deps
-        grouped by destination; None if a dep's source comes after its destination."""
+    def _arrays(self) -> tuple:
+        """The placement as arrays: per op (in ``ops`` order) its compute and GPU, per
+        dep (in ``deps`` order) its ends' positions in ``ops`` and its bytes."""
         position = {op: i for i, (op, _) in enumerate(self.ops)}
         gpu = np.fromiter((self.gpu[op] for op, _ in self.ops), np.int64, len(self.ops))
         compute = np.fromiter((c for _, c in self.ops), float, len(self.ops))
         src = np.fromiter((position[d[0]] for d in self.deps), np.int64, len(self.deps))
         dst = np.fromiter((position[d[1]] for d in self.deps), np.int64, len(self.deps))
         nbytes = np.fromiter((d[2] for d in self.deps), float, len(self.deps))
+        return compute, gpu, src, dst, nbytes
+
+    @cached_property
+    def _path_arrays(self):
+        """The step as arrays for :func:`_critical_path_s`: per op (in ``ops`` order) its
+        GPU and compute, per dep its ends' positions and GPUs and its bytes, the deps
+        grouped by destination; None if a dep's source comes after its destination."""
+        compute, gpu, src, dst, nbytes = self._arrays
         if (src >= dst).any():
             return None
         by = np.argsort(dst, kind="stable")
-        ptr = np.zeros(len(self.ops) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(dst, minlength=len(self.ops)), out=ptr[1:])
+        ptr = np.zeros(len(compute) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(dst, minlength=len(compute)), out=ptr[1:])
         return gpu, compute, ptr, src[by], gpu[src[by]], gpu[dst[by]], nbytes[by]
 
     def traffic(self) -> Traffic:
@@ -401,13 +412,15 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     np.add.at(held, gpu, share)
     name = workload if isinstance(workload, str) else workload.name
     plan = Plan(name, instance.gpus, as_int("l", l, minimum=1), graph,
-                tuple(zip(ids[ranked].tolist(), instance.compute[ranked].tolist())), deps,
+                _RankedOps(ids[ranked], instance.compute[ranked]), deps,
                 solution.gpu.copy(), mp, held, method, result, max_peers)
-    # Plan._path_arrays from the arrays at hand (the plan's order is by start time,
-    # ties by position, so every dep's source comes first in a feasible schedule)
+    # Plan._arrays and _path_arrays from the arrays at hand (the plan's order is by start
+    # time, ties by position, so every dep's source comes first in a feasible schedule)
     position = np.empty(n, dtype=np.int64)
     position[ranked] = np.arange(n)
     first, then = position[instance.dep_src], position[instance.dep_dst]
+    plan.__dict__["_arrays"] = (instance.compute[ranked], gpu[ranked], first, then,
+                                instance._dep_bytes)
     if not (first >= then).any():
         by = np.argsort(then, kind="stable")
         ptr = np.zeros(n + 1, dtype=np.int64)
@@ -416,6 +429,47 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
             gpu[ranked], instance.compute[ranked], ptr, first[by], src[by], dst[by],
             instance._dep_bytes[by])
     return plan
+
+
+class _RankedOps(Sequence):
+    """A plan's ``ops``, ``(id, compute_s)`` in execution order, kept as two arrays: a
+    placement of half a million sub-ops is priced without making half a million
+    tuples, which only a reader of ``ops`` pays for (once).
+
+    Examples
+    --------
+    >>> ops = _RankedOps(np.array(["b", "a"], dtype=object), np.array([2.0, 1.0]))
+    >>> len(ops), ops[0], list(ops) == [("b", 2.0), ("a", 1.0)]
+    (2, ('b', 2.0), True)
+    """
+
+    __slots__ = ("ids", "compute", "_tuple")
+
+    def __init__(self, ids: np.ndarray, compute: np.ndarray):
+        self.ids, self.compute = ids, compute
+        self._tuple = None
+
+    def _pairs(self) -> tuple:
+        if self._tuple is None:
+            self._tuple = tuple(zip(self.ids.tolist(), self.compute.tolist()))
+        return self._tuple
+
+    def __len__(self) -> int:
+        return len(self.compute)
+
+    def __getitem__(self, index):
+        return self._pairs()[index]
+
+    def __iter__(self):
+        return iter(self._pairs())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, (tuple, list, _RankedOps)) and tuple(self) == tuple(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"_RankedOps({len(self)} ops)"
 
 
 def serial_plan(plan: Plan) -> Plan:
@@ -688,7 +742,7 @@ def _price(plan: Plan, fabric: Fabric) -> IterationTime:
     """Steps 2 and 3 of the model for a placed job."""
     allocation = _allocate(fabric, plan)
     compute_s = plan.compute_s
-    mp_s = (step_s(plan.ops, plan.deps, plan.gpu, plan.k, plan.l, allocation.step_links())
+    mp_s = (step_s_of_arrays(*plan._arrays, plan.k, plan.l, allocation.step_links())
             if plan.k > 1 and plan.mp_bytes.any() else compute_s)
     allreduce_s = allocation.allreduce_s()
     total = max(mp_s + allreduce_s, allocation.comm_time_s)

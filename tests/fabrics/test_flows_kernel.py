@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fabricopt.errors import InvalidArgument
-from fabricopt.fabrics.flows import Links, pair_links, port_links, step_s
+from fabricopt.fabrics.flows import (Links, _Schedule, pair_links, port_links, step_s,
+                                     step_s_of_arrays)
 
 
 @st.composite
@@ -55,6 +56,35 @@ def test_the_compiled_loop_gives_the_python_step_bit_for_bit(data):
     python = step_s(ops, deps, gpu, k, l, links, backend="python")
     compiled = step_s(ops, deps, gpu, k, l, links)
     assert compiled == python or (math.isinf(compiled) and math.isinf(python))
+
+
+def _as_arrays(ops, deps, gpu):
+    position = {op: i for i, (op, _) in enumerate(ops)}
+    return (np.array([c for _, c in ops]), np.array([gpu[op] for op, _ in ops]),
+            np.array([position[a] for a, _, _ in deps], dtype=np.int64),
+            np.array([position[b] for _, b, _ in deps], dtype=np.int64),
+            np.array([x for _, _, x in deps], dtype=float))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_a_placement_as_arrays_is_the_same_schedule_and_step(data):
+    ops, deps, gpu, k, l = data.draw(plans())
+    links = data.draw(fabrics(k * l))
+    arrays = _as_arrays(ops, deps, gpu)
+    by_ids, by_arrays = _Schedule(ops, deps, gpu, k), _Schedule.from_arrays(*arrays, k)
+    for name in ("n", "k", "compute", "gpu", "order", "inputs", "outputs", "crossing"):
+        assert getattr(by_arrays, name) == getattr(by_ids, name), name
+    for mine, theirs in zip(by_arrays.arrays(), by_ids.arrays()):
+        assert mine.dtype == theirs.dtype and np.array_equal(mine, theirs)
+    if links.pair_gbps is not None:
+        python, compiled = (by_ids.fixed_rate(links.pair_gbps, l),
+                            by_arrays.fixed_rate_compiled(links.pair_gbps, l))
+        assert all(np.array_equal(a, b) for a, b in zip(compiled, python))
+    for backend in ("compiled", "python"):
+        expected = step_s(ops, deps, gpu, k, l, links, backend=backend)
+        got = step_s_of_arrays(*arrays, k, l, links, backend=backend)
+        assert got == expected or (math.isinf(got) and math.isinf(expected))
 
 
 @settings(max_examples=60, deadline=None)

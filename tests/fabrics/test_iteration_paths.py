@@ -76,6 +76,10 @@ def test_a_plan_from_the_objects_equals_the_plan_from_json(case):
     assert fast.params_bytes.tobytes() == slow.params_bytes.tobytes()
     assert fast._path_arrays is not None and "_path_arrays" not in slow.__dict__
     assert fast.compute_s == slow.compute_s
+    assert fast.serial_s == slow.serial_s
+    assert list(fast.ops) == list(slow.ops) and len(fast.ops) == len(slow.ops)
+    for mine, theirs in zip(fast._arrays, slow._arrays):
+        assert mine.tobytes() == theirs.tobytes()
 
 
 @needs_placement
