@@ -514,27 +514,34 @@ def plan_from_placement(workload, graph: OpGraph, l: int, instance: dict, soluti
                 params_per_gpu(graph, instance, gpu), method, result, max_peers)
 
 
-def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | None) -> float:
+def _critical_path_s(plan: Plan, pair_gbps: np.ndarray | float | None) -> float:
     """Longest path of every group's schedule with cross-GPU delays at the pair rates
-    (``None``: infinitely fast links), per-GPU op order fixed; the slowest group.
+    (a float: every pair at that rate; ``None``: infinitely fast links), per-GPU op
+    order fixed; the slowest group.
 
     Compiled (:func:`~fabricopt.fabrics._path_kernel.longest_path_s`); a plan whose
     op order is not topological takes :func:`_critical_path_python`, which names the
     op that waits for a later one."""
     arrays = plan._path_arrays
     if arrays is None:
+        if pair_gbps is not None and np.ndim(pair_gbps) == 0:
+            pair_gbps = np.full((plan.gpus, plan.gpus), float(pair_gbps))
         return _critical_path_python(plan, pair_gbps)
     gpu, compute, ptr, parent, gi, gj, nbytes = arrays
     k, l = plan.k, plan.l
-    delay = np.zeros((len(parent), 1 if pair_gbps is None else l))
+    # with one rate for every pair (or none) every group runs the same schedule
+    uniform = pair_gbps is None or np.ndim(pair_gbps) == 0
+    delay = np.zeros((len(parent), 1 if uniform else l))
     if pair_gbps is not None:
         cross = np.flatnonzero((gi != gj) & (nbytes != 0))
-        base = np.arange(l) * k
-        rates = pair_gbps[base[None, :] + gi[cross, None], base[None, :] + gj[cross, None]]
+        if uniform:
+            rates = np.full((len(cross), 1), float(pair_gbps))
+        else:
+            base = np.arange(l) * k
+            rates = pair_gbps[base[None, :] + gi[cross, None], base[None, :] + gj[cross, None]]
         with np.errstate(divide="ignore"):
             delay[cross] = np.where(rates > 0, 8.0 * nbytes[cross, None] / (rates * 1e9),
                                     np.inf)
-    # with infinitely fast links every group runs the same schedule: one is enough
     return float(longest_path_s(k, gpu, compute, ptr, parent, delay))
 
 
@@ -768,7 +775,7 @@ def lower_bound_s(plan: Plan, fabric: Fabric) -> float:
     True
     """
     gbps = fabric.per_node_gbps
-    step = (_critical_path_s(plan, np.full((plan.gpus, plan.gpus), gbps))
+    step = (_critical_path_s(plan, gbps)
             if plan.k > 1 and plan.mp_bytes.any() else plan.compute_s)
     if fabric.node_limited_step and plan.k > 1:
         # every model-parallel byte a GPU sends or receives crosses its port in the step

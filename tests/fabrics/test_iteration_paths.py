@@ -53,6 +53,9 @@ def test_the_compiled_critical_path_equals_the_python_loop(case, gbps):
     if gbps is not None:
         rates = np.random.default_rng(inst.size).uniform(0.5, 2.0, (plan.gpus, plan.gpus)) * gbps
     assert _critical_path_s(plan, rates) == _critical_path_python(plan, rates)
+    if gbps is not None:   # one rate for every pair: one group's schedule stands for all
+        assert _critical_path_s(plan, gbps) == _critical_path_s(
+            plan, np.full((plan.gpus, plan.gpus), gbps))
 
 
 @settings(max_examples=40, deadline=None)
@@ -60,6 +63,8 @@ def test_the_compiled_critical_path_equals_the_python_loop(case, gbps):
 def test_the_compiled_critical_path_equals_the_python_loop_on_hand_plans(plan, gbps):
     rates = None if gbps is None else np.full((plan.gpus, plan.gpus), gbps)
     assert _critical_path_s(plan, rates) == _critical_path_python(plan, rates)
+    if gbps is not None:
+        assert _critical_path_s(plan, gbps) == _critical_path_python(plan, rates)
 
 
 @needs_placement
