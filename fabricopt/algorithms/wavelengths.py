@@ -185,19 +185,19 @@ class _Pairs:
         n, reach = instance.nodes, instance.max_hops
         self.src, self.dst, self.size = src.tolist(), dst.tolist(), size.tolist()
         # per pair: [(ccw, segments)], shorter first, cw on ties (segments: arc(), unrolled)
-        self.options = []
-        for i, j, cw_h, ccw_h in zip(self.src, self.dst, cw_hops.tolist(), ccw_hops.tolist()):
-            found = [(h, ccw, first) for h, ccw, first in ((cw_h, False, i),
-                                                            (ccw_h, True, (j + 1) % n))
-                     if h <= reach]
-            self.options.append([(ccw, _circular(first, h, n))
-                                 for h, ccw, first in sorted(found)])
+        cw = [(False, _circular(i, h, n)) if h <= reach else None
+              for i, h in zip(self.src, cw_hops.tolist())]
+        ccw = [(True, _circular(first, h, n)) if h <= reach else None
+               for first, h in zip(((dst + 1) % n).tolist(), ccw_hops.tolist())]
+        self.options = [[o for o in ((b, a) if swap else (a, b)) if o is not None]
+                        for a, b, swap in zip(cw, ccw, (ccw_hops < cw_hops).tolist())]
+        #: [pair][ccw] -> segments (None out of reach)
+        self.segs = [(a and a[1], b and b[1]) for a, b in zip(cw, ccw)]
         self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
         # The same as arrays, for the compiled eviction search.
         self.src_array = np.asarray(src, np.int64)
         self.dst_array = np.asarray(dst, np.int64)
         self.size_array = np.asarray(size, np.float64)
-        self.segs = [dict(options) for options in self.options]   # [pair][ccw] -> segments
 
     def __len__(self) -> int:
         return len(self.src)
@@ -539,11 +539,11 @@ class _Arcs:
         for (i, j, direction), value in sorted(flows.items()):
             k = pairs.index.get((i, j))
             ccw = direction == "ccw"
-            for option_ccw, option_segs in pairs.options[k] if k is not None else ():
-                if option_ccw == ccw:
-                    self.keys.append((k, ccw))
-                    self.segs.append(option_segs)
-                    self.values.append(max(float(value), 0.0))
+            segs = None if k is None else pairs.segs[k][ccw]
+            if segs is not None:
+                self.keys.append((k, ccw))
+                self.segs.append(segs)
+                self.values.append(max(float(value), 0.0))
         n, m = instance.nodes, len(self.keys)
         self.pair_of = [k for k, _ in self.keys]
         self.pair_array = np.asarray(self.pair_of, np.int64)
