@@ -2,7 +2,8 @@
 :func:`fabricopt.algorithms.wavelengths.first_fit` over a bitmask of colours per
 segment, ``words`` uint64 words wide. The Python loop in
 :mod:`fabricopt.algorithms.wavelengths` makes the same choices and is the reference the
-tests check it against.
+tests check it against. :func:`hold` writes the coloured arcs into a schedule's owner
+array.
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` the same code runs
 as Python.
@@ -25,26 +26,37 @@ def colour_line(n, start, ends, order, words):
     word ``c // 64``); ``words`` must exceed the largest colour // 64."""
     used = np.zeros((n, words), np.uint64)
     colours = np.empty(len(start), np.int64)
-    mask = np.empty(words, np.uint64)
     for k in order:
         a, b = start[k], ends[k]
-        mask[:] = 0
-        for p in range(a, b):
-            s = p if p < n else p - n
-            for j in range(words):
-                mask[j] |= used[s, j]
+        # Word by word, up to the first with a colour free on every position.
         word = 0
-        while mask[word] == _ALL:
+        while True:
+            mask = np.uint64(0)
+            for p in range(a, b):
+                mask |= used[p if p < n else p - n, word]
+            if mask != _ALL:
+                break
             word += 1
-        free = ~mask[word]
+        free = ~mask
         low = free & (~free + np.uint64(1))      # the lowest free colour of the word
         offset = 0
-        while low > np.uint64(1):
-            low >>= np.uint64(1)
-            offset += 1
+        for width in (32, 16, 8, 4, 2, 1):      # the bit's index, by halving
+            if low >= np.uint64(1) << np.uint64(width):
+                low >>= np.uint64(width)
+                offset += width
         bit = np.uint64(1) << np.uint64(offset)
         for p in range(a, b):
             s = p if p < n else p - n
             used[s, word] |= bit
         colours[k] = 64 * word + offset
     return colours, used
+
+
+@njit(cache=True)
+def hold(owner, first, hops, wavelengths, ids):
+    """``owner[s, wavelengths[i]] = ids[i]`` for every segment s of arc i, the circular
+    range ``first[i] .. first[i] + hops[i] - 1`` of ``len(owner)`` segments."""
+    n = owner.shape[0]
+    for i in range(len(first)):
+        for p in range(first[i], first[i] + hops[i]):
+            owner[p if p < n else p - n, wavelengths[i]] = ids[i]

@@ -27,10 +27,9 @@ from typing import Mapping
 import numpy as np
 
 from fabricopt.algorithms._eviction_kernel import best_eviction
-from fabricopt.algorithms._first_fit_kernel import colour_line
-from fabricopt.problems.wavelengths import (WavelengthsInstance,
-                                            WavelengthsSolution, arc, require_feasible,
-                                            segment_load)
+from fabricopt.algorithms._first_fit_kernel import colour_line, hold
+from fabricopt.problems.wavelengths import (WavelengthsInstance, WavelengthsSolution, arc,
+                                            require_feasible)
 
 __all__ = ["first_fit", "greedy", "mcf_schedule"]
 
@@ -80,22 +79,63 @@ def _colour_arcs(nodes: int, first, hops, *,
     """:func:`first_fit`'s colours and the bitmask of colours in use per segment;
     ``compiled=False`` runs the Python loop (the reference of the compiled one)."""
     n = nodes
-    first = np.asarray(first, np.int64) % n
-    hops = np.asarray(hops, np.int64)
     if not len(first):
         return [], [0] * n
+    v, start, ends, order = _cut(n, first, hops)
+    if compiled:
+        colours, used = _compiled_line(n, start, ends, order)
+        return colours.tolist(), _bitmasks(np.roll(used, v, axis=0))
+    colours, used = _python_line(n, start.tolist(), ends.tolist(), order.tolist())
+    return colours, used[n - v:] + used[:n - v]
+
+
+def _colour_fiber(nodes: int, first, hops, w: int) -> tuple[np.ndarray, list[int]]:
+    """:func:`_colour_arcs` (compiled) for one fiber of a schedule: the colours as an
+    array, and per segment the bitmask of the colours below ``w`` in use."""
+    n = nodes
+    if not len(first):
+        return np.zeros(0, np.int64), [0] * n
+    v, start, ends, order = _cut(n, first, hops)
+    colours, used = _compiled_line(n, start, ends, order)
+    words = used.shape[1]
+    # The bits of colours 0 .. w-1 in each word.
+    below = np.clip(w - 64 * np.arange(words), 0, 64)
+    keep = np.array([(1 << int(b)) - 1 for b in below], np.uint64)
+    return colours, _bitmasks(np.roll(used & keep, v, axis=0))
+
+
+def _cut(n: int, first, hops) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """Where :func:`first_fit` cuts the ring (node v), each arc's ends on the line it
+    leaves (``start``, ``ends``: positions from v, past n for arcs through v), and the
+    order it colours them in."""
+    first = np.asarray(first, np.int64) % n
+    hops = np.asarray(hops, np.int64)
     # Arcs passing through node v use segments v-1 and v: interior nodes first+1 .. first+hops-1.
-    through = segment_load(n, (first + 1) % n, hops - 1)
+    through = _arcs_per_segment(n, (first + 1) % n, hops - 1)
     v = int(np.argmin(through))
     start = (first - v) % n                      # left end on the line cut at v
     crosses = start + hops > n
-    # Crossing arcs first, then by left end, longer first, then by index.
-    order = np.lexsort((np.arange(len(first)), -hops, start, ~crosses))
-    if compiled:
-        colours, used = _compiled_line(n, start, start + hops, order, segment_load(n, first, hops))
-    else:
-        colours, used = _python_line(n, start.tolist(), (start + hops).tolist(), order.tolist())
-    return colours, used[n - v:] + used[:n - v]
+    # Crossing arcs first, then by left end, longer first, then by index (stable sort).
+    order = np.argsort((np.where(crosses, 0, n) + start) * n + (n - hops), kind="stable")
+    return v, start, start + hops, order
+
+
+def _arcs_per_segment(n: int, first: np.ndarray, hops: np.ndarray) -> np.ndarray:
+    """:func:`~fabricopt.problems.wavelengths.segment_load` of unit weights, counted
+    in integers (``first + hops < 2n``)."""
+    ends = np.bincount(first, minlength=2 * n + 1) - np.bincount(first + hops,
+                                                                  minlength=2 * n + 1)
+    load = np.cumsum(ends)[:2 * n]
+    return load[:n] + load[n:]
+
+
+def _bitmasks(words: np.ndarray) -> list[int]:
+    """Per row of uint64 ``words`` (word j holds bits 64j .. 64j+63), one Python int."""
+    if words.shape[1] == 1:
+        return words[:, 0].tolist()
+    raw = np.ascontiguousarray(words, dtype="<u8").tobytes()
+    step = 8 * words.shape[1]
+    return [int.from_bytes(raw[at:at + step], "little") for at in range(0, len(raw), step)]
 
 
 def _python_line(n: int, start: list, ends: list, order: list) -> tuple[list, list]:
@@ -121,16 +161,13 @@ def _python_line(n: int, start: list, ends: list, order: list) -> tuple[list, li
     return colours, used
 
 
-def _compiled_line(n: int, start, ends, order, load) -> tuple[list, list]:
-    """:func:`_python_line` by the compiled kernel; ``load`` (arcs per segment) sizes
-    the bitmask: first-fit uses at most 2L-1 colours (:func:`first_fit`, Notes)."""
+def _compiled_line(n: int, start, ends, order) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_python_line` by the compiled kernel: colours, and per position the uint64
+    words of the bitmask. First-fit uses at most 2L-1 colours (:func:`first_fit`,
+    Notes), L the most arcs on one position, which sizes the bitmask."""
+    load = _arcs_per_segment(n, start, ends - start)
     words = (2 * int(load.max())) // 64 + 1
-    colours, used = colour_line(n, start, ends, order, words)
-    if words == 1:
-        return colours.tolist(), used[:, 0].tolist()
-    rows = used.tolist()
-    return colours.tolist(), [sum(word << (64 * j) for j, word in enumerate(row))
-                              for row in rows]
+    return colour_line(n, start, ends, order, words)
 
 
 def _circular(first: int, hops: int, n: int) -> tuple:
@@ -148,19 +185,19 @@ class _Pairs:
         n, reach = instance.nodes, instance.max_hops
         self.src, self.dst, self.size = src.tolist(), dst.tolist(), size.tolist()
         # per pair: [(ccw, segments)], shorter first, cw on ties (segments: arc(), unrolled)
-        self.options = []
-        for i, j, cw_h, ccw_h in zip(self.src, self.dst, cw_hops.tolist(), ccw_hops.tolist()):
-            found = [(h, ccw, first) for h, ccw, first in ((cw_h, False, i),
-                                                            (ccw_h, True, (j + 1) % n))
-                     if h <= reach]
-            self.options.append([(ccw, _circular(first, h, n))
-                                 for h, ccw, first in sorted(found)])
+        cw = [(False, _circular(i, h, n)) if h <= reach else None
+              for i, h in zip(self.src, cw_hops.tolist())]
+        ccw = [(True, _circular(first, h, n)) if h <= reach else None
+               for first, h in zip(((dst + 1) % n).tolist(), ccw_hops.tolist())]
+        self.options = [[o for o in ((b, a) if swap else (a, b)) if o is not None]
+                        for a, b, swap in zip(cw, ccw, (ccw_hops < cw_hops).tolist())]
+        #: [pair][ccw] -> segments (None out of reach)
+        self.segs = [(a and a[1], b and b[1]) for a, b in zip(cw, ccw)]
         self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
         # The same as arrays, for the compiled eviction search.
         self.src_array = np.asarray(src, np.int64)
         self.dst_array = np.asarray(dst, np.int64)
         self.size_array = np.asarray(size, np.float64)
-        self.segs = [dict(options) for options in self.options]   # [pair][ccw] -> segments
 
     def __len__(self) -> int:
         return len(self.src)
@@ -242,7 +279,7 @@ class _Schedule:
         self._reserve(1)
         self.pid_pair[pid], self.pid_ccw[pid], self.pid_wl[pid] = k, ccw, wl
         self.alive[pid] = True
-        self.owner[int(ccw), list(segs), wl] = pid
+        self._own(ccw, segs, wl, pid)
         self.sourced.add(self.pairs.src[k], pid)
         self.sunk.add(self.pairs.dst[k], pid)
         self._next_id += 1
@@ -258,9 +295,7 @@ class _Schedule:
         ids = np.arange(start, start + m, dtype=np.int64)
         self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids] = ks, ccw, wls
         self.alive[ids] = True
-        holder = np.repeat(np.arange(m), hops)
-        offset = np.arange(len(holder)) - np.repeat(np.cumsum(hops) - hops, hops)
-        self.owner[int(ccw), (first[holder] + offset) % len(self.tx), wls[holder]] = ids[holder]
+        hold(self.owner[int(ccw)], first, hops, wls, ids)
         self._next_id += m
         self.sourced.forget()
         self.sunk.forget()
@@ -270,6 +305,17 @@ class _Schedule:
             total[:] = (np.asarray(total, np.int64) + add).tolist()
         self.count_array[:] = self.count
 
+    def _own(self, ccw: bool, segs: tuple, wl: int, pid: int) -> None:
+        """Mark ``segs`` (a circular range, :func:`_circular`) of fiber ``ccw`` on
+        wavelength ``wl`` as held by ``pid`` (-1: free), by slices rather than a list."""
+        first, end = segs[0], segs[0] + len(segs)
+        column = self.owner[int(ccw), :, wl]
+        if end <= len(column):
+            column[first:end] = pid
+        else:
+            column[first:] = pid
+            column[:end - len(column)] = pid
+
     def remove(self, pid: int) -> None:
         k, ccw, segs, wl = self.path(pid)
         self.alive[pid] = False
@@ -277,7 +323,7 @@ class _Schedule:
         used = self.used[ccw]
         for s in segs:
             used[s] &= keep
-        self.owner[int(ccw), list(segs), wl] = -1
+        self._own(ccw, segs, wl, -1)
         self.sourced.discard(self.pairs.src[k], pid)
         self.sunk.discard(self.pairs.dst[k], pid)
         self.tx[self.pairs.src[k]] -= 1
@@ -351,7 +397,7 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
     one pair fewer at the current maximum, so the loop ends.
     """
     size, count = state.pairs.size, state.count
-    heap = [(-size[k] / count[k], k) for k in range(len(count))]
+    heap = list(zip((-state.pairs.size_array / state.count_array).tolist(), range(len(count))))
     heapq.heapify(heap)
     while heap:
         _, k = heapq.heappop(heap)
@@ -493,11 +539,11 @@ class _Arcs:
         for (i, j, direction), value in sorted(flows.items()):
             k = pairs.index.get((i, j))
             ccw = direction == "ccw"
-            for option_ccw, option_segs in pairs.options[k] if k is not None else ():
-                if option_ccw == ccw:
-                    self.keys.append((k, ccw))
-                    self.segs.append(option_segs)
-                    self.values.append(max(float(value), 0.0))
+            segs = None if k is None else pairs.segs[k][ccw]
+            if segs is not None:
+                self.keys.append((k, ccw))
+                self.segs.append(segs)
+                self.values.append(max(float(value), 0.0))
         n, m = instance.nodes, len(self.keys)
         self.pair_of = [k for k, _ in self.keys]
         self.pair_array = np.asarray(self.pair_of, np.int64)
@@ -789,9 +835,9 @@ def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | 
     for ccw in (False, True):
         mine = np.flatnonzero(arcs.ccw == ccw)
         drawn = np.repeat(mine, alloc[mine])
-        colours, used = _colour_arcs(instance.nodes, arcs.first[drawn], arcs.hops[drawn])
-        state.used[ccw][:] = [u & state.full for u in used]  # colours >= W are dropped
-        colours = np.asarray(colours, np.int64)
+        # colours >= W are dropped
+        colours, state.used[ccw][:] = _colour_fiber(instance.nodes, arcs.first[drawn],
+                                                    arcs.hops[drawn], w)
         kept = drawn[colours < w]
         state.record_all(arcs.pair_array[kept], ccw, arcs.first[kept], arcs.hops[kept],
                          colours[colours < w])

@@ -50,14 +50,14 @@ def _fractional_counts(instance: WavelengthsInstance, time_limit, seed, backend)
     the second gives each pair what the best rate needs, leaving the rest to the
     fill-up step.
     """
-    model = formulation.build_count(instance, integer=False)
+    relaxed = formulation.CountRelaxation(instance)
+    model = relaxed.model
     run = run_milp(model.problem, backend=backend, time_limit=time_limit, seed=seed)
     if run.values is None:
         return None, None, run
     bound = model.bound_from_raw(run.bound) if run.bound is not None else None
     # A hair below the optimum, so that solver tolerances cannot make it infeasible.
-    lean = formulation.build_count(instance, integer=False,
-                                   min_rate=run.values["t"] * (1 - 1e-7))
+    lean = relaxed.lean(relaxed.rate(run.values) * (1 - 1e-7))
     lean_run = run_milp(lean.problem, backend=backend, time_limit=time_limit, seed=seed)
     flows = lean.decode((lean_run if lean_run.values is not None else run).values)
     return flows, bound, run

@@ -29,37 +29,36 @@ from fabricopt.milp import MilpModel, SparseModel
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible)
 
-__all__ = ["build", "build_count"]
+__all__ = ["build", "build_count", "CountRelaxation"]
 
 
 class _Arcs:
     """Every demanded pair's arcs within reach, as arrays.
 
     ``src``, ``dst``, ``direction`` (index into DIRECTIONS), ``pair`` (index into
-    ``instance.demanded``) and ``hops`` per arc; ``seg_arc``/``seg_key`` list the
-    (arc, direction * n + segment) incidences.
+    ``instance.demanded``) and ``hops`` per arc, pair by pair, cw before ccw;
+    ``seg_arc``/``seg_key`` list the (arc, direction * n + segment) incidences, arc by
+    arc, each arc's segments in :func:`~fabricopt.problems.wavelengths.arc`'s order.
     """
 
     def __init__(self, instance: WavelengthsInstance):
         n = instance.nodes
-        src, dst, direction, pair, hops, seg_arc, seg_key = [], [], [], [], [], [], []
-        for p, (i, j) in enumerate(instance.demanded):
-            for ccw, name in enumerate(DIRECTIONS):
-                first, h = arc(n, i, j, bool(ccw))
-                if h <= instance.max_hops:
-                    a = len(src)
-                    src.append(i)
-                    dst.append(j)
-                    direction.append(ccw)
-                    pair.append(p)
-                    hops.append(h)
-                    seg_arc.extend([a] * h)
-                    seg_key.extend(ccw * n + (first + s) % n for s in range(h))
-        as_int = lambda v: np.array(v, dtype=np.int64)
-        self.src, self.dst, self.direction = as_int(src), as_int(dst), as_int(direction)
-        self.pair, self.hops = as_int(pair), as_int(hops)
-        self.seg_arc, self.seg_key = as_int(seg_arc), as_int(seg_key)
-        self.count = len(src)
+        src, dst, _, cw_hops, ccw_hops = instance.pairs
+        # Both directions of every pair, interleaved (cw, ccw): arc()'s ranges.
+        first = np.stack([src, (dst + 1) % n], axis=1).ravel().astype(np.int64)
+        hops = np.stack([cw_hops, ccw_hops], axis=1).ravel().astype(np.int64)
+        within = hops <= instance.max_hops
+        self.src = np.repeat(src, 2)[within].astype(np.int64)
+        self.dst = np.repeat(dst, 2)[within].astype(np.int64)
+        self.direction = np.tile(np.arange(2, dtype=np.int64), len(src))[within]
+        self.pair = np.repeat(np.arange(len(src), dtype=np.int64), 2)[within]
+        self.hops = hops[within]
+        first = first[within]
+        self.count = len(self.hops)
+        self.seg_arc = np.repeat(np.arange(self.count, dtype=np.int64), self.hops)
+        offset = np.arange(len(self.seg_arc)) - np.repeat(np.cumsum(self.hops) - self.hops,
+                                                          self.hops)
+        self.seg_key = self.direction[self.seg_arc] * n + (first[self.seg_arc] + offset) % n
 
 
 def _common(m: SparseModel, instance: WavelengthsInstance, arcs: _Arcs, cols: np.ndarray,
@@ -71,10 +70,10 @@ def _common(m: SparseModel, instance: WavelengthsInstance, arcs: _Arcs, cols: np
     per_arc = cols.shape[1]
     owner = np.repeat(np.arange(arcs.count), per_arc)
     flat = cols.ravel()
-    demanded = instance.demanded
-    pairs = len(demanded)
+    size = instance.pairs[2]
+    pairs = len(size)
     m.rows("serve", arcs.pair[owner], flat, 1.0, lower=1.0, count=pairs)
-    t_hat = np.array([instance.traffic[i, j] / t_max for i, j in demanded])
+    t_hat = size / t_max
     m.rows("rate", np.concatenate([arcs.pair[owner], np.arange(pairs)]),
            np.concatenate([flat, np.full(pairs, t)]),
            np.concatenate([np.ones(len(flat)), -t_hat]), lower=0.0, count=pairs)
@@ -234,8 +233,13 @@ def build_count(instance: WavelengthsInstance, *, integer: bool = True,
         When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof.
     """
     require_feasible(instance)
-    w, n = instance.wavelengths, instance.nodes
-    arcs = _Arcs(instance)
+    return _count_model(instance, _Arcs(instance), integer, min_rate)
+
+
+def _count_model(instance: WavelengthsInstance, arcs: _Arcs, integer: bool,
+                 min_rate: float | None) -> MilpModel:
+    """:func:`build_count` over ``arcs``; column ``arcs.count`` is ``t``."""
+    w = instance.wavelengths
     m = SparseModel("wavelength_counts", "max" if min_rate is None else "min")
     y = m.variables("y", (arcs.count,), 0, w, integer=integer)
     t = m.variables("t", (), 0, w)
@@ -247,10 +251,54 @@ def build_count(instance: WavelengthsInstance, *, integer: bool = True,
     keys, row = np.unique(arcs.seg_key, return_inverse=True)
     m.rows("seg", row, y[arcs.seg_arc], 1.0, upper=float(w), count=len(keys))
     _common(m, instance, arcs, y.ids[:, None], t.start)
+    direction = [DIRECTIONS[d] for d in arcs.direction.tolist()]
 
     def decode(values) -> dict[tuple, float]:
         got = m.value(y, values.col)
-        return {(int(i), int(j), DIRECTIONS[d]): float(v)
-                for i, j, d, v in zip(arcs.src, arcs.dst, arcs.direction, got)}
+        return dict(zip(zip(arcs.src.tolist(), arcs.dst.tolist(), direction), got.tolist()))
 
     return MilpModel(m, decode, _bound_from_raw(instance))
+
+
+class CountRelaxation:
+    """The LP relaxation of :func:`build_count` and its min-cost follow-up
+    (``min_rate``), built over one list of arcs: the two LPs of the ``mcf`` method.
+
+    Parameters
+    ----------
+    instance : WavelengthsInstance
+
+    Attributes
+    ----------
+    model : MilpModel
+        ``build_count(instance, integer=False)``, the same model.
+
+    Raises
+    ------
+    InfeasibleInstance
+        When :func:`~fabricopt.problems.wavelengths.require_feasible` finds a proof.
+
+    Examples
+    --------
+    >>> from fabricopt.milp import run_milp
+    >>> from fabricopt.problems.wavelengths import generate
+    >>> relaxed = CountRelaxation(generate(seed=1, nodes=6, wavelengths=2, max_hops=2))
+    >>> run = run_milp(relaxed.model.problem)
+    >>> lean = relaxed.lean(relaxed.rate(run.values))
+    >>> lean.problem.maximize
+    False
+    """
+
+    def __init__(self, instance: WavelengthsInstance):
+        require_feasible(instance)
+        self.instance = instance
+        self._arcs = _Arcs(instance)
+        self.model = _count_model(instance, self._arcs, False, None)
+
+    def rate(self, values) -> float:
+        """The value of ``t`` in a solution ``values`` of either model."""
+        return float(values.col[self._arcs.count])
+
+    def lean(self, min_rate: float) -> MilpModel:
+        """``build_count(instance, integer=False, min_rate=min_rate)``."""
+        return _count_model(self.instance, self._arcs, False, min_rate)

@@ -10,6 +10,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from fabricopt.algorithms import wavelengths as heuristics
+from fabricopt.algorithms._first_fit_kernel import hold
 from fabricopt.methods.wavelengths import _fractional_counts
 from fabricopt.problems import check
 from fabricopt.problems.wavelengths import WavelengthsInstance, generate
@@ -54,6 +55,14 @@ def _same(instance, flows, **options):
     return new
 
 
+def _random_flows(instance, seed, most):
+    """Fractional counts drawn uniformly in [0, most) for both fibers of every pair."""
+    rng = np.random.default_rng(seed)
+    src, dst, _, _, _ = instance.pairs
+    return {(int(i), int(j), d): float(rng.uniform(0, most))
+            for i, j in zip(src, dst) for d in ("cw", "ccw")}
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10**6), st.integers(6, 24), st.integers(2, 9), st.integers(1, 6),
        st.sampled_from(["hybrid", "long-reach"]), st.booleans())
@@ -71,11 +80,7 @@ def test_mcf_schedule_matches_the_reference_on_random_fractions(
         seed, nodes, wavelengths, hops):
     # Counts far above what fits: the repair, the eviction and the re-cover steps all run.
     instance = generate(seed=seed, nodes=nodes, wavelengths=wavelengths, max_hops=min(hops, nodes - 1))
-    rng = np.random.default_rng(seed)
-    src, dst, _, _, _ = instance.pairs
-    flows = {(int(i), int(j), d): float(rng.uniform(0, 2 * wavelengths))
-             for i, j in zip(src, dst) for d in ("cw", "ccw")}
-    _same(instance, flows, seed=seed, rounds=2)
+    _same(instance, _random_flows(instance, seed, 2 * wavelengths), seed=seed, rounds=2)
 
 
 def test_mcf_schedule_matches_the_reference_on_a_ring_with_model_parallel_pairs():
@@ -143,10 +148,7 @@ def test_mcf_fill_up_evicts_as_the_python_search_on_a_tight_ring():
     # The whole mcf_schedule, eviction by eviction: the same choices as in Python, and
     # the same lightpaths as the reference.
     instance = generate(seed=3, nodes=12, wavelengths=4, max_hops=4, family="long-reach")
-    rng = np.random.default_rng(3)
-    src, dst, _, _, _ = instance.pairs
-    flows = {(int(i), int(j), d): float(rng.uniform(0, 12))
-             for i, j in zip(src, dst) for d in ("cw", "ccw")}
+    flows = _random_flows(instance, 3, 12)
     outcomes = []
     compiled = heuristics._eviction_compiled
 
@@ -161,3 +163,62 @@ def test_mcf_fill_up_evicts_as_the_python_search_on_a_tight_ring():
     with mock.patch.object(heuristics, "_eviction_compiled", both):
         _same(instance, flows, seed=0, rounds=2)
     assert outcomes == [2, 3, None, 2, 3, None]   # two evictions, then stuck, per round
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**6), st.integers(5, 12), st.integers(60, 140), st.integers(1, 5),
+       st.booleans())
+def test_mcf_schedule_matches_the_reference_past_64_wavelengths(
+        seed, nodes, wavelengths, hops, from_lp):
+    # Bitmasks of several 64-bit words, cut to W: LP counts, or counts far above what
+    # fits (the repair, eviction and fill-up steps run).
+    instance = generate(seed=seed, nodes=nodes, wavelengths=wavelengths,
+                        max_hops=min(hops, nodes - 1))
+    if from_lp:
+        flows, _, _ = _fractional_counts(instance, None, 0, "highs")
+    else:
+        flows = _random_flows(instance, seed, 2 * wavelengths)
+    _same(instance, flows, seed=seed, rounds=2)
+
+
+def test_a_crowded_ring_past_64_wavelengths_runs_every_step():
+    # The case above is not vacuous: repair, forcing and fill-up all act on it.
+    instance = generate(seed=5, nodes=10, wavelengths=70, max_hops=4)
+    flows = _random_flows(instance, 5, 140)
+    calls = {}
+
+    def spy(name):
+        real = getattr(heuristics, name)
+
+        def counted(*args, **kwargs):
+            calls[name] = calls.get(name, 0) + 1
+            return real(*args, **kwargs)
+        return mock.patch.object(heuristics, name, counted)
+
+    with spy("_repair"), spy("_force"), spy("_augment"):
+        assert _same(instance, flows, seed=5, rounds=2) is not None
+    assert set(calls) == {"_repair", "_force", "_augment"}
+
+
+@given(arcs(), st.integers(1, 200))
+def test_a_fiber_keeps_the_colours_below_w(case, w):
+    n, first, hops = case
+    colours, used = heuristics._colour_fiber(n, np.array(first, np.int64),
+                                             np.array(hops, np.int64), w)
+    expected, busy = heuristics._colour_arcs(n, first, hops, compiled=False)
+    assert colours.tolist() == expected
+    assert used == [u & ((1 << w) - 1) for u in busy]
+
+
+@given(arcs(), st.integers(1, 9), st.randoms())
+def test_compiled_holding_marks_every_segment_of_every_arc(case, w, rnd):
+    n, first, hops = case
+    wls = [rnd.randrange(w) for _ in first]
+    owner = np.full((n, w), -1, np.int64)
+    hold(owner, np.array(first, np.int64), np.array(hops, np.int64),
+         np.array(wls, np.int64), np.arange(len(first), dtype=np.int64))
+    expected = np.full((n, w), -1, np.int64)
+    for i, (a, h, c) in enumerate(zip(first, hops, wls)):
+        for s in range(a, a + h):
+            expected[s % n, c] = i
+    assert np.array_equal(owner, expected)
