@@ -20,6 +20,7 @@ from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
 from fabricopt.fabrics.traffic import PairTraffic, Traffic, as_traffic, port_bound_s
 from fabricopt.methods.result import SolverOutput
 from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
+from fabricopt.problems.wavelengths import WavelengthsInstance
 
 HAS_MCF = method_available("wavelengths", "mcf")
 HAS_TOPOOPT = method_available("topology", "topoopt")
@@ -372,6 +373,30 @@ def test_sip_ring_is_the_wavelengths_problem_with_the_duty_cycle():
     result = fabricopt.solve(f.instance(m), "mcf")
     assert a.comm_time_s == pytest.approx(result.objective / f.duty_cycle)
     assert a.pair_gbps.sum(axis=1).max() <= 4 * 25.0 * f.duty_cycle + 1e-9
+
+
+@needs_mcf
+def test_sip_ring_bounds_and_allocates_one_traffic_from_one_instance():
+    m = np.zeros((8, 8))
+    m[0, 1], m[3, 1], m[5, 7] = 1e9, 2e9, 5e8
+    t, same = Traffic(m, [{"members": [0, 2, 4, 6], "bytes": 3e8}]), Traffic(m)
+    f = SipRing(4, 25.0, max_hops=4)
+    models._ring_instances.clear()
+    bound = f.comm_lower_bound_s(t)
+    shared = f._wavelengths_instance(t)
+    a = f.allocate(t)
+    assert f._wavelengths_instance(t) is shared
+    assert f._wavelengths_instance(same) is not shared      # kept by object, not value
+    assert SipRing(8, 25.0, max_hops=4)._wavelengths_instance(t) is not shared
+    assert len(models._ring_instances) <= models._RING_INSTANCES_MAX
+    # the reference: the instance written as JSON, solved and bounded apart
+    spec = f.instance(t)
+    result = fabricopt.solve(spec, "mcf")
+    assert shared.to_dict() == spec and shared == WavelengthsInstance.from_dict(spec)
+    assert a.comm_time_s == result.objective / f.duty_cycle
+    assert a.result.solution.to_dict() == result.solution.to_dict()
+    from fabricopt.bounds.wavelengths import count_bound
+    assert bound == count_bound(WavelengthsInstance.from_dict(spec)) / f.duty_cycle
 
 
 @needs_topoopt
