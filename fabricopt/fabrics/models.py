@@ -155,7 +155,8 @@ def _member_order_rings(traffic: Traffic) -> tuple:
 
 def _idle(traffic: Traffic) -> Allocation | None:
     """The allocation of a traffic with nothing to send (no configuration to solve for)."""
-    if traffic.total_matrix().any():
+    # the total is the sum of two matrices of cells >= 0: zero only where both are
+    if traffic.matrix_bytes.any() or traffic.ring_matrix().any():
         return None
     return Allocation(traffic, 0.0, np.zeros((traffic.nodes, traffic.nodes)),
                       _member_order_rings(traffic))

@@ -471,3 +471,12 @@ def test_with_bandwidth_scales_the_per_node_bandwidth(fabric):
 def test_bad_parameters_name_the_field(make, message):
     with pytest.raises(InvalidInstance, match=message):
         make()
+
+
+@given(st.lists(st.sampled_from([0.0, -0.0, 1e-300, 5.0]), min_size=9, max_size=9),
+       st.sampled_from([0.0, 1e-300, 4e9]))
+def test_a_traffic_is_idle_exactly_when_its_total_is_zero(cells, ring_bytes):
+    m = np.array(cells).reshape(3, 3)
+    np.fill_diagonal(m, 0.0)
+    t = Traffic(m, [{"members": [2, 0], "bytes": ring_bytes}])
+    assert (models._idle(t) is None) == bool(t.total_matrix().any())
