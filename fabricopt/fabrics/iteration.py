@@ -92,6 +92,18 @@ __all__ = ["Plan", "place", "plan_from_placement", "placement_instance", "Iterat
 DEFAULT_TAU_S = 10e-6
 
 
+#: The traffics of the last plans asked (:meth:`Plan.traffic`): the search asks for a
+#: candidate's bound, then prices it; N x N each, so only a few are kept.
+_TRAFFICS_MAX = 2
+_traffics: OrderedDict = OrderedDict()
+
+
+def _traffic_key(plan: "Plan") -> tuple:
+    """What a plan's traffic depends on (its arrays by value: plans are rebuilt)."""
+    return (plan.k, plan.l, plan.mp_bytes.dtype.str, plan.mp_bytes.tobytes(),
+            plan.params_bytes.dtype.str, plan.params_bytes.tobytes())
+
+
 @dataclass(frozen=True, eq=False)
 class Plan:
     """A placed hybrid-parallel job: one k-GPU placement, replicated in l groups.
@@ -177,8 +189,12 @@ class Plan:
         return gpu, compute, ptr, src[by], gpu[src[by]], gpu[dst[by]], nbytes[by]
 
     def traffic(self) -> Traffic:
-        """The whole job's per-iteration traffic (MP in each group + DP rings)."""
-        return hybrid_traffic(self.mp_bytes, self.params_bytes, self.k, self.l)
+        """The whole job's per-iteration traffic (MP in each group + DP rings): one
+        object for the plan's repeated calls, so that a fabric's bound and its
+        allocation of it can share their work (the last :data:`_TRAFFICS_MAX` kept)."""
+        return _remembered(_traffics, _TRAFFICS_MAX, _traffic_key(self),
+                           lambda: hybrid_traffic(self.mp_bytes, self.params_bytes, self.k,
+                                                  self.l))
 
     def peers(self) -> int:
         """The most distinct GPUs one GPU sends model-parallel bytes to, or receives from."""
@@ -740,8 +756,7 @@ def _remembered(cache: OrderedDict, limit: int, key, make: Callable[[], Any]):
 
 def _allocate(fabric: Fabric, plan: Plan) -> Allocation:
     """``fabric.allocate(plan.traffic())``, remembered per fabric and traffic."""
-    key = (fabric, plan.k, plan.l, plan.mp_bytes.tobytes(), plan.params_bytes.tobytes())
-    return _remembered(_allocations, _ALLOCATIONS_MAX, key,
+    return _remembered(_allocations, _ALLOCATIONS_MAX, (fabric,) + _traffic_key(plan),
                        lambda: fabric.allocate(plan.traffic()))
 
 

@@ -45,6 +45,7 @@ from __future__ import annotations
 import abc
 import math
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -154,7 +155,8 @@ def _member_order_rings(traffic: Traffic) -> tuple:
 
 def _idle(traffic: Traffic) -> Allocation | None:
     """The allocation of a traffic with nothing to send (no configuration to solve for)."""
-    if traffic.total_matrix().any():
+    # the total is the sum of two matrices of cells >= 0: zero only where both are
+    if traffic.matrix_bytes.any() or traffic.ring_matrix().any():
         return None
     return Allocation(traffic, 0.0, np.zeros((traffic.nodes, traffic.nodes)),
                       _member_order_rings(traffic))
@@ -758,6 +760,12 @@ class SipOcs(Fabric):
         return replace(self, gbps=per_node_gbps)
 
 
+#: SiP-Ring instances kept for the traffic they were made for: the search asks for a
+#: candidate's bound and then its allocation, of one traffic (``Plan.traffic``).
+_RING_INSTANCES_MAX = 2
+_ring_instances: OrderedDict = OrderedDict()
+
+
 @dataclass(frozen=True)
 class SipRing(Fabric):
     """SiP-Ring: GPUs on two counter-rotating fiber rings, ``wavelengths`` per GPU at
@@ -849,18 +857,32 @@ class SipRing(Fabric):
         t = as_traffic(traffic)
         if _idle(t) is not None:
             return 0.0
+        return count_bound(self._wavelengths_instance(t)) / self.duty_cycle
+
+    def _wavelengths_instance(self, t: Traffic) -> WavelengthsInstance:
+        """The instance of :meth:`instance`, made once for the bound and the allocation
+        of one traffic (validating 1,024 x 1,024 cells and finding its pairs is the
+        cost); the last :data:`_RING_INSTANCES_MAX` are kept, each with its traffic."""
+        key = (id(t), self.wavelengths, self.wavelength_gbps, self.max_hops)
+        found = _ring_instances.get(key)
+        if found is not None and found[0] is t:   # held, so its id is not reused
+            _ring_instances.move_to_end(key)
+            return found[1]
         spec = self._instance(t)
         instance = WavelengthsInstance(spec["nodes"], spec["wavelengths"],
                                        spec["wavelength_gbps"], spec["max_hops"],
                                        spec["traffic_bytes"])
-        return count_bound(instance) / self.duty_cycle
+        _ring_instances[key] = (t, instance)
+        while len(_ring_instances) > _RING_INSTANCES_MAX:
+            _ring_instances.popitem(last=False)
+        return instance
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
         if (idle := _idle(t)) is not None:
             return idle
         self._check_reach(t.total_matrix())
-        result = _solve(self, "wavelengths", self.method, self._instance(t))
+        result = _solve(self, "wavelengths", self.method, self._wavelengths_instance(t))
         # lightpaths per pair, read from the checked schedule's arrays
         src, dst, _, _ = result.solution.arrays
         counts = np.zeros((t.nodes, t.nodes))

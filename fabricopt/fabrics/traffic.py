@@ -64,6 +64,12 @@ class AllReduce:
         return {"members": list(self.members), "bytes": self.bytes}
 
 
+def _node_ids(values: list, nodes: int) -> bool:
+    """Are ``values`` all plain ints in 0..nodes-1 (what ``as_int`` keeps as they are)?"""
+    return all(type(v) is int for v in values) and (
+        not values or (min(values) >= 0 and max(values) <= nodes - 1))
+
+
 @dataclass(frozen=True, eq=False)
 class Traffic:
     """What ``nodes`` nodes exchange in one iteration.
@@ -90,9 +96,9 @@ class Traffic:
         if m.ndim != 2 or m.shape[0] != m.shape[1] or m.shape[0] < 1:
             raise InvalidInstance(f"traffic_bytes: must be a non-empty square matrix, "
                                   f"got shape {m.shape}")
-        bad = np.argwhere(~np.isfinite(m) | (m < 0))
-        if len(bad):
-            i, j = (int(v) for v in bad[0])
+        bad = ~np.isfinite(m) | (m < 0)
+        if bad.any():   # located only then: argwhere over N x N cells costs
+            i, j = (int(v) for v in np.argwhere(bad)[0])
             fail(f"traffic_bytes[{i}][{j}]", float(m[i, j]), "must be finite and >= 0")
         if np.any(np.diag(m)):
             i = int(np.flatnonzero(np.diag(m))[0])
@@ -105,8 +111,11 @@ class Traffic:
                 g = AllReduce(g.get("members", ()), g.get("bytes", 0.0))
             elif not isinstance(g, AllReduce):
                 fail(f"allreduce[{k}]", g, "must be an object with members and bytes")
-            members = tuple(as_int(f"allreduce[{k}].members[{i}]", v, minimum=0, maximum=n - 1)
-                            for i, v in enumerate(as_list(f"allreduce[{k}].members", g.members)))
+            members = as_list(f"allreduce[{k}].members", g.members)
+            if not _node_ids(members, n):   # the cell-by-cell check names the bad one
+                members = [as_int(f"allreduce[{k}].members[{i}]", v, minimum=0, maximum=n - 1)
+                           for i, v in enumerate(members)]
+            members = tuple(members)
             if len(set(members)) != len(members):
                 fail(f"allreduce[{k}].members", list(members), "repeat a node")
             if len(members) < 2:
@@ -263,7 +272,30 @@ def hybrid_traffic(mp_bytes, params_bytes: Sequence[float], k: int, l: int) -> T
     mp = np.array(mp_bytes, dtype=float)
     if mp.shape != (k, k):
         raise InvalidInstance(f"mp_bytes: has shape {mp.shape}, expected ({k}, {k})")
-    return Traffic(np.kron(np.eye(l), mp), dp_groups(params_bytes, k, l))
+    return Traffic(_block_diagonal(mp, l), dp_groups(params_bytes, k, l))
+
+
+def _block_diagonal(mp: np.ndarray, l: int) -> np.ndarray:
+    """``np.kron(np.eye(l), mp)``: ``l`` copies of ``mp`` down the diagonal, zeros
+    elsewhere, written in place rather than as ``l*l`` products.
+
+    The products ``0.0 * x`` off the diagonal are ``+0.0`` only for finite ``x`` without
+    a sign bit; any other ``mp`` goes through ``kron`` itself, so every cell (its sign
+    of zero, and which cell a bad value reports first) stays that of ``kron``.
+
+    Examples
+    --------
+    >>> _block_diagonal(np.array([[0.0, 3.0], [1.0, 0.0]]), 2).tolist()
+    [[0.0, 3.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 3.0], [0.0, 0.0, 1.0, 0.0]]
+    """
+    if not np.isfinite(mp).all() or np.signbit(mp).any():
+        return np.kron(np.eye(l), mp)
+    k = mp.shape[0]
+    out = np.zeros((k * l, k * l))
+    blocks = out.reshape(l, k, l, k)
+    diagonal = np.arange(l)
+    blocks[diagonal, :, diagonal, :] = mp
+    return out
 
 
 def _sub_op_groups(instance: Mapping[str, Any]) -> dict[str, str]:

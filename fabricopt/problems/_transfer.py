@@ -36,8 +36,11 @@ def max_transfer_time(traffic: np.ndarray, counts: np.ndarray, link_gbps: float)
 
 def unserved_pair(traffic: np.ndarray, counts: np.ndarray) -> tuple[int, int] | None:
     """The first pair (row-major) with traffic and no link, or None."""
-    missing = np.argwhere((traffic > 0) & (counts == 0))
-    return (int(missing[0][0]), int(missing[0][1])) if len(missing) else None
+    missing = (traffic > 0) & (counts == 0)
+    if not missing.any():   # the common case, without argwhere's pass over N x N cells
+        return None
+    i, j = np.argwhere(missing)[0]
+    return int(i), int(j)
 
 
 def links_needed(sizes: np.ndarray, load: float, most: int) -> np.ndarray:

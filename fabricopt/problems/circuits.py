@@ -24,6 +24,7 @@ import numpy as np
 from fabricopt.errors import InvalidSolution
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems._transfer import max_transfer_time, unserved_pair
+from fabricopt.problems._matrix import FrozenMatrix
 from fabricopt.problems.limits import MAX_GENERATED_SIDE, MAX_INDEX, MAX_SWITCHES, check_traffic
 from fabricopt.problems._validate import (as_float, as_int, as_list, as_matrix, fail,
                                           matrix_array, reject_unknown_keys, require)
@@ -32,12 +33,6 @@ __all__ = ["CircuitsInstance", "CircuitsSolution", "check", "evaluate", "circuit
            "check_counts", "evaluate_counts", "generate"]
 
 _INSTANCE_KEYS = ("problem", "switches", "circuit_gbps", "traffic_bytes")
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a = np.array(a, dtype=float)
-    a.flags.writeable = False
-    return a
 
 
 @dataclass(frozen=True)
@@ -52,7 +47,10 @@ class CircuitsInstance:
     circuit_gbps : float
         Bandwidth of one circuit in 10^9 bit/s (> 0).
     traffic_bytes : sequence of sequences of float
-        N x N bytes to move from GPU i to GPU j; entries >= 0, diagonal 0.
+        N x N bytes to move from GPU i to GPU j; entries >= 0, diagonal 0. Kept as a
+        :class:`~fabricopt.problems._matrix.FrozenMatrix`: a tuple of row tuples to
+        read, compare and hash, held as the read-only array :attr:`traffic` (a float
+        array is copied once, never turned into Python floats).
 
     Examples
     --------
@@ -70,14 +68,12 @@ class CircuitsInstance:
         set_(self, "switches", as_int("switches", self.switches, minimum=1, maximum=MAX_SWITCHES))
         set_(self, "circuit_gbps", as_float("circuit_gbps", self.circuit_gbps, positive=True))
         given = self.traffic_bytes
-        array = isinstance(given, np.ndarray) and given.ndim == 2   # rows without a copy
-        rows = given if array else as_list("traffic_bytes", given)
+        matrix = isinstance(given, FrozenMatrix) or (isinstance(given, np.ndarray)
+                                                     and given.ndim == 2)
+        rows = given if matrix else as_list("traffic_bytes", given)  # an array: no copy
         if len(rows) < 1:
             fail("traffic_bytes", self.traffic_bytes, "must have at least one row")
         set_(self, "traffic_bytes", as_matrix("traffic_bytes", rows, len(rows)))
-        if array and given.dtype == np.float64:
-            # the valid float array is the matrix: no second conversion of its cells
-            self.__dict__["traffic"] = _read_only(given)
         # every transfer time, and the port-load bound, stays finite (limits.py)
         check_traffic("traffic_bytes", self.traffic, "circuit_gbps", self.circuit_gbps)
 
@@ -94,7 +90,7 @@ class CircuitsInstance:
     def to_dict(self) -> dict[str, Any]:
         return {"problem": "circuits", "switches": self.switches,
                 "circuit_gbps": self.circuit_gbps,
-                "traffic_bytes": [list(r) for r in self.traffic_bytes]}
+                "traffic_bytes": self.traffic.tolist()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "CircuitsInstance":

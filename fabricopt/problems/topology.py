@@ -147,7 +147,9 @@ class TopologyInstance:
         (diagonal 0), or only its non-zero pairs ``{"src": [...], "dst": [...],
         "bytes": [...]}`` (a :class:`SparseTraffic` or a scipy sparse matrix too),
         which takes O(pairs) memory instead of O(n^2). Both forms give identical
-        results; the form given is the form written.
+        results; the form given is the form written. The matrix is kept as a
+        :class:`~fabricopt.problems._matrix.FrozenMatrix` (a tuple of row tuples to
+        read, compare and hash, held as the read-only array :attr:`traffic`).
 
     Examples
     --------
@@ -283,7 +285,7 @@ class TopologyInstance:
                 "link_gbps": self.link_gbps,
                 "allreduce": [g.to_dict() for g in self.allreduce],
                 "traffic_bytes": (self.traffic_bytes.to_dict() if self.is_sparse
-                                  else [list(r) for r in self.traffic_bytes])}
+                                  else self.traffic.tolist())}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "TopologyInstance":

@@ -66,7 +66,10 @@ class WavelengthsInstance:
     max_hops : int
         Longest lightpath in segments, 1 <= max_hops <= N-1 (SiP-ML: 16).
     traffic_bytes : sequence of sequences of float
-        N x N bytes to move from node i to node j; entries >= 0, diagonal 0.
+        N x N bytes to move from node i to node j; entries >= 0, diagonal 0. Kept as a
+        :class:`~fabricopt.problems._matrix.FrozenMatrix`: a tuple of row tuples to
+        read, compare and hash, held as the read-only array :attr:`traffic` (a float
+        array is copied once, never turned into Python floats).
 
     Examples
     --------
@@ -90,13 +93,7 @@ class WavelengthsInstance:
                                                positive=True))
         set_(self, "max_hops", as_int("max_hops", self.max_hops, minimum=1,
                                       maximum=self.nodes - 1))
-        given = self.traffic_bytes
-        set_(self, "traffic_bytes", as_matrix("traffic_bytes", given, self.nodes))
-        if isinstance(given, np.ndarray) and given.dtype == np.float64:
-            # Valid, so the same cells as the tuples: keep them rather than convert back.
-            traffic = given.copy()
-            traffic.flags.writeable = False
-            self.__dict__["traffic"] = traffic
+        set_(self, "traffic_bytes", as_matrix("traffic_bytes", self.traffic_bytes, self.nodes))
         # every transfer time, and the count bound, stays finite (limits.py)
         check_traffic("traffic_bytes", self.traffic, "wavelength_gbps", self.wavelength_gbps)
 
@@ -123,7 +120,7 @@ class WavelengthsInstance:
     def to_dict(self) -> dict[str, Any]:
         return {"problem": "wavelengths", "nodes": self.nodes, "wavelengths": self.wavelengths,
                 "wavelength_gbps": self.wavelength_gbps, "max_hops": self.max_hops,
-                "traffic_bytes": [list(r) for r in self.traffic_bytes]}
+                "traffic_bytes": self.traffic.tolist()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "WavelengthsInstance":

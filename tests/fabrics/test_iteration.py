@@ -253,6 +253,20 @@ def test_remembered_configurations_price_as_fresh_ones(plan):
     assert len(iteration._allocations) <= iteration._ALLOCATIONS_MAX
 
 
+@settings(max_examples=20)
+@given(random_plans())
+def test_a_plan_gives_one_traffic_object_equal_to_a_fresh_one(plan):
+    import fabricopt.fabrics.iteration as iteration
+    from fabricopt.fabrics.traffic import hybrid_traffic
+
+    first = plan.traffic()
+    assert plan.traffic() is first
+    fresh = hybrid_traffic(plan.mp_bytes, plan.params_bytes, plan.k, plan.l)
+    assert first.matrix_bytes.tobytes() == fresh.matrix_bytes.tobytes()
+    assert first.allreduce == fresh.allreduce
+    assert len(iteration._traffics) <= iteration._TRAFFICS_MAX
+
+
 @settings(max_examples=40)
 @given(random_plans(), st.sampled_from([10.0, 100.0, 1000.0]))
 def test_no_fabric_prices_a_plan_below_its_lower_bound(plan, b):

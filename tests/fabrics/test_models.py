@@ -20,6 +20,7 @@ from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
 from fabricopt.fabrics.traffic import PairTraffic, Traffic, as_traffic, port_bound_s
 from fabricopt.methods.result import SolverOutput
 from fabricopt.problems.circuits import CircuitsInstance, circuit_counts
+from fabricopt.problems.wavelengths import WavelengthsInstance
 
 HAS_MCF = method_available("wavelengths", "mcf")
 HAS_TOPOOPT = method_available("topology", "topoopt")
@@ -409,6 +410,30 @@ def test_sip_ring_is_the_wavelengths_problem_with_the_duty_cycle():
     assert a.pair_gbps.sum(axis=1).max() <= 4 * 25.0 * f.duty_cycle + 1e-9
 
 
+@needs_mcf
+def test_sip_ring_bounds_and_allocates_one_traffic_from_one_instance():
+    m = np.zeros((8, 8))
+    m[0, 1], m[3, 1], m[5, 7] = 1e9, 2e9, 5e8
+    t, same = Traffic(m, [{"members": [0, 2, 4, 6], "bytes": 3e8}]), Traffic(m)
+    f = SipRing(4, 25.0, max_hops=4)
+    models._ring_instances.clear()
+    bound = f.comm_lower_bound_s(t)
+    shared = f._wavelengths_instance(t)
+    a = f.allocate(t)
+    assert f._wavelengths_instance(t) is shared
+    assert f._wavelengths_instance(same) is not shared      # kept by object, not value
+    assert SipRing(8, 25.0, max_hops=4)._wavelengths_instance(t) is not shared
+    assert len(models._ring_instances) <= models._RING_INSTANCES_MAX
+    # the reference: the instance written as JSON, solved and bounded apart
+    spec = f.instance(t)
+    result = fabricopt.solve(spec, "mcf")
+    assert shared.to_dict() == spec and shared == WavelengthsInstance.from_dict(spec)
+    assert a.comm_time_s == result.objective / f.duty_cycle
+    assert a.result.solution.to_dict() == result.solution.to_dict()
+    from fabricopt.bounds.wavelengths import count_bound
+    assert bound == count_bound(WavelengthsInstance.from_dict(spec)) / f.duty_cycle
+
+
 @needs_topoopt
 def test_direct_connect_is_the_topology_problem():
     t = Traffic(np.where(np.eye(8) > 0, 0.0, 1e6), [{"members": list(range(8)), "bytes": 4e9}])
@@ -481,3 +506,12 @@ def test_with_bandwidth_scales_the_per_node_bandwidth(fabric):
 def test_bad_parameters_name_the_field(make, message):
     with pytest.raises(InvalidInstance, match=message):
         make()
+
+
+@given(st.lists(st.sampled_from([0.0, -0.0, 1e-300, 5.0]), min_size=9, max_size=9),
+       st.sampled_from([0.0, 1e-300, 4e9]))
+def test_a_traffic_is_idle_exactly_when_its_total_is_zero(cells, ring_bytes):
+    m = np.array(cells).reshape(3, 3)
+    np.fill_diagonal(m, 0.0)
+    t = Traffic(m, [{"members": [2, 0], "bytes": ring_bytes}])
+    assert (models._idle(t) is None) == bool(t.total_matrix().any())

@@ -67,3 +67,42 @@ def test_mp_traffic_and_params_from_a_placement():
     assert params_per_gpu(graph, inst, gpu).tolist() == [4.0, 8.0, 4.0]
     with pytest.raises(InvalidInstance, match=r"ops.group = 'zz': names no op"):
         params_per_gpu(graph, {"gpus": 1, "ops": [{"id": "x", "group": "zz"}]}, {"x": 0})
+
+
+_MP_CELLS = st.sampled_from([0.0, -0.0, 1.0, 2.5e9, 1e-300, -3.0, float("inf"), float("nan")])
+
+
+@given(st.integers(1, 6).flatmap(lambda k: st.lists(_MP_CELLS, min_size=k * k, max_size=k * k)),
+       st.integers(1, 5))
+def test_the_block_diagonal_is_kron_cell_for_cell(cells, l):
+    from fabricopt.fabrics.traffic import _block_diagonal
+    k = int(len(cells) ** 0.5)
+    mp = np.array(cells).reshape(k, k)
+    with np.errstate(invalid="ignore"):         # kron's 0 * inf, as in _block_diagonal
+        got, want = _block_diagonal(mp, l), np.kron(np.eye(l), mp)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()       # signs of zero and NaNs included
+
+
+@given(st.lists(st.sampled_from([0, 1, 2, 3, -1, 4, 1.0, True, np.int64(2), "a"]),
+                min_size=0, max_size=4))
+def test_allreduce_members_read_as_cell_by_cell(members):
+    def outcome(build):
+        try:
+            return [g.members for g in build().allreduce]
+        except InvalidInstance as exc:
+            return str(exc)
+    from fabricopt.problems._validate import as_int
+    zeros = np.zeros((4, 4))
+    got = outcome(lambda: Traffic(zeros, [{"members": members, "bytes": 1.0}]))
+    # the reference: every member through as_int, as the slow path does
+    try:
+        reference = tuple(as_int(f"allreduce[0].members[{i}]", v, minimum=0, maximum=3)
+                          for i, v in enumerate(members))
+    except InvalidInstance as exc:
+        assert got == str(exc)
+        return
+    if len(set(reference)) == len(reference) and len(reference) >= 2:
+        assert got == [reference] and all(type(v) is int for v in got[0])
+    else:
+        assert isinstance(got, str)
