@@ -17,7 +17,11 @@ structures differ:
   ``_REPLAY`` positions back, so older ones are never read;
 * the positions of each GPU's ops are a bit set (``bits[g]``, one bit a position, and
   ``summary[g]``, one bit a non-zero word), so that moving an op and finding the last op
-  of a GPU before a position take a few word operations: ``gpus * ops / 8`` bytes.
+  of a GPU before a position (or its next after one) take a few word operations:
+  ``gpus * ops / 8`` bytes;
+* the restart re-times only the ops whose timing a relocation can change (see
+  :func:`_retime`), instead of replaying every position from the snapshot: the ends,
+  snapshots and free times it leaves are those of the full replay.
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` the same code runs
 as Python.
@@ -112,6 +116,37 @@ def _last_before(bits, summary, g, q):
         mask = summary[g, sw]
     w = (sw << 6) + _high_bit(mask)
     return (w << 6) + _high_bit(bits[g, w])
+
+
+@njit(cache=True)
+def _low_bit(word):
+    """Index of the lowest set bit of a non-zero uint64."""
+    return _high_bit(word & (~word + np.uint64(1)))
+
+
+@njit(cache=True)
+def _above(word, b):
+    """The bits of ``word`` above bit ``b`` (0 <= b < 64)."""
+    return word & ~((np.uint64(2) << np.uint64(b)) - np.uint64(1))
+
+
+@njit(cache=True)
+def _first_after(bits, summary, g, q, stop):
+    """The smallest position in ``(q, stop)`` held by GPU ``g``, or ``stop``."""
+    w = q >> 6
+    word = _above(bits[g, w], q & 63)
+    if word:
+        return min((w << 6) + _low_bit(word), stop)
+    sw = w >> 6
+    mask = _above(summary[g, sw], w & 63)
+    last = (stop - 1) >> 12
+    while not mask:
+        sw += 1
+        if sw > last:
+            return stop
+        mask = summary[g, sw]
+    w = (sw << 6) + _low_bit(mask)
+    return min((w << 6) + _low_bit(bits[g, w]), stop)
 
 
 @njit(cache=True)
@@ -302,6 +337,107 @@ def _relocation(x, lift, placed, pos, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx
 
 
 @njit(cache=True)
+def _free_at(g, q, p, bits, summary, order, end, start_free):
+    """Free time of GPU ``g`` at position ``q`` of a restart from ``p``: the end of its
+    last op in ``[p, q)``, else its free time in the restart's snapshot."""
+    at = _last_before(bits, summary, g, q)
+    return end[order[at]] if at >= p else start_free[g]
+
+
+@njit(cache=True)
+def _earliest_at(lo, hi, k, q, p, bits, summary, order, end, start_free):
+    best, best_free = lo, np.inf
+    for a in range(lo, hi + 1):
+        f = _free_at(a % k, q, p, bits, summary, order, end, start_free)
+        if f < best_free:
+            best, best_free = a, f
+    return best
+
+
+@njit(cache=True)
+def _mark(dirty, q):
+    dirty[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
+
+
+@njit(cache=True)
+def _mark_children(v, lo, hi, pos, ch_ptr, ch_idx, dirty):
+    """Mark the children of ``v`` placed at positions in ``[lo, hi)``."""
+    for e in range(ch_ptr[v], ch_ptr[v + 1]):
+        r = pos[ch_idx[e]]
+        if lo <= r < hi:
+            _mark(dirty, r)
+
+
+@njit(cache=True)
+def _carry(g, q, value, i, bits, summary, snaps, free, dirty):
+    """GPU ``g`` is free at ``value`` after position ``q``: set it in the snapshots
+    up to its next op (marked for re-timing), or up to ``i`` and in ``free``."""
+    r = _first_after(bits, summary, g, q, i)
+    s = q - q % SNAP + SNAP
+    while s <= r:
+        snaps[(s // SNAP) % _ROWS, g] = value
+        s += SNAP
+    if r < i:
+        _mark(dirty, r)
+    else:
+        free[g] = value
+
+
+@njit(cache=True)
+def _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, dev, end,
+            free, snaps, bits, summary, dirty, span, par_ptr, par_idx, par_delay, compute,
+            ch_ptr, ch_idx, cpar_ptr, cpar_idx, cch_ptr, cch_idx):
+    """The restart from ``p`` to ``i`` of the reference, re-timing only what changed.
+
+    Before it, replaying ``[p, i)`` from the snapshot at ``p`` would reproduce every
+    end, snapshot and ``free`` as they are (the restarts and the forward pass keep
+    them so), so an op's end can change only if its GPU, a parent's end or GPU, or
+    its GPU's previous op or that op's end changed. Those ops are re-timed in
+    position order (``dirty`` bits), the moved ones in ``[p, i)`` re-placed at their
+    turn; each change is carried into the snapshots and ``free``.
+    """
+    start_free = snaps[(p // SNAP) % _ROWS]
+    for t in range(n_near):
+        _mark(dirty, near[t])
+    for t in range(n_far):
+        _mark_children(far_v[t], p, i, pos, ch_ptr, ch_idx, dirty)
+    w = p >> 6
+    last = (i - 1) >> 6
+    while w <= last:
+        word = dirty[w]
+        if not word:
+            w += 1
+            continue
+        b = _low_bit(word)
+        dirty[w] = word & ~(np.uint64(1) << np.uint64(b))
+        q = (w << 6) + b
+        v = order[q]
+        before = dev[v]
+        if placed[v] and was[v] >= 0:     # moved by this relocation: re-placed at its turn
+            before = was[v]
+            was[v] = -1
+            lo, hi = _interval(v, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
+            lo, hi = _bounded(lo, hi, lift[v] - lift[v] % k, k)
+            lift[v] = _earliest_at(lo, hi, k, q, p, bits, summary, order, end, start_free)
+            dev[v] = lift[v] % k
+            if dev[v] != before:
+                _release(bits, summary, before, q)
+                _hold(bits, summary, dev[v], q)
+        g = dev[v]
+        old_end = end[v]
+        _advance(v, _free_at(g, q, p, bits, summary, order, end, start_free), dev, end,
+                 par_ptr, par_idx, par_delay, compute)
+        if g != before:
+            _mark_children(v, p, i, pos, ch_ptr, ch_idx, dirty)
+            _carry(before, q, _free_at(before, q, p, bits, summary, order, end, start_free),
+                   i, bits, summary, snaps, free, dirty)
+            _carry(g, q, end[v], i, bits, summary, snaps, free, dirty)
+        elif end[v] != old_end:
+            _mark_children(v, p, i, pos, ch_ptr, ch_idx, dirty)
+            _carry(g, q, end[v], i, bits, summary, snaps, free, dirty)
+
+
+@njit(cache=True)
 def unconstrained_kernel(k, order, par_ptr, par_idx, par_delay, compute):
     """Algorithm 1 when the window is the whole ring: each op on the GPU free first
     (ties: the smallest index)."""
@@ -321,7 +457,7 @@ def unconstrained_kernel(k, order, par_ptr, par_idx, par_delay, compute):
 
 
 @njit(cache=True)
-def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
+def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute, ch_ptr, ch_idx,
                     cpar_ptr, cpar_idx, cch_ptr, cch_idx):
     """Algorithm 1 with the window of ``degree`` GPUs on a ring of ``k``: returns
     ``(gpu of each op, relocations, ops they moved)``."""
@@ -338,12 +474,16 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
     words = (n + 63) >> 6
     bits = np.zeros((k, words), dtype=np.uint64)
     summary = np.zeros((k, (words + 63) >> 6), dtype=np.uint64)
+    dirty = np.zeros(words, dtype=np.uint64)
     snaps = np.zeros((_ROWS, k))
     new_lift = np.zeros((2, n), dtype=np.int64)
     stamp = np.zeros((2, n), dtype=np.int64)
     touched = np.zeros((2, n), dtype=np.int64)
     marks = np.zeros(2, dtype=np.int64)
-    moved_at = np.full(n, -1, dtype=np.int64)   # the turn whose relocation moved the op
+    was = np.full(n, -1, dtype=np.int64)    # a moved op's GPU until its re-placement
+    near = np.empty(n, dtype=np.int64)
+    far = np.empty(n, dtype=np.int64)
+    far_v = np.empty(n, dtype=np.int64)
     relocations = relocated_ops = 0
     front = 0
     for i in range(n):
@@ -358,59 +498,40 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
             relocated_ops += n_moved
             j = n
             for t in range(n_moved):
+                j = min(j, pos[touched[side, t]])
+            p = max(j - j % SNAP, i - i % SNAP - REPLAY)
+            n_far = n_near = 0
+            for t in range(n_moved):
                 v = touched[side, t]
-                _move(v, new_lift[side, v], k, lift, dev, pos, bits, summary)
-                moved_at[v] = i
-                j = min(j, pos[v])
+                if pos[v] < p:
+                    _move(v, new_lift[side, v], k, lift, dev, pos, bits, summary)
+                    far[n_far] = pos[v]
+                    n_far += 1
+                else:
+                    # the bit sets keep its GPU before this turn until its re-placement
+                    was[v] = dev[v]
+                    lift[v] = new_lift[side, v]
+                    dev[v] = lift[v] % k
+                    near[n_near] = pos[v]
+                    n_near += 1
             lo, hi = _interval(x, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
             lift[x] = _earliest_now(lo, hi, k, free)
             placed[x] = True
             dev[x] = lift[x] % k
-            p = max(j - j % SNAP, i - i % SNAP - REPLAY)
-            far = np.empty(n_moved, dtype=np.int64)
-            near = np.empty(n_moved + (i - p) // SNAP + 2, dtype=np.int64)
-            n_far = n_near = 0
-            for t in range(n_moved):
-                q = pos[touched[side, t]]
-                if q < p:
-                    far[n_far] = q
-                    n_far += 1
-                else:
-                    near[n_near] = q
-                    n_near += 1
-            for q in np.sort(far[:n_far]):
+            far[:n_far].sort()
+            for t in range(n_far):
+                q = far[t]
                 v = order[q]            # far back: against the last known timings
+                far_v[t] = v
                 a, b = _interval(v, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
                 a, b = _bounded(a, b, lift[v] - lift[v] % k, k)
                 _move(v, _earliest_before(a, b, k, q, bits, summary, order, end), k, lift,
                       dev, pos, bits, summary)
                 _advance(v, _free_before(dev[v], q, bits, summary, order, end), dev, end,
                          par_ptr, par_idx, par_delay, compute)
-            free[:] = snaps[(p // SNAP) % _ROWS, :]
-            # the restart: re-time from p in runs between snapshots and moved ops,
-            # re-placing each moved op at its turn
-            for q in range(p, i, SNAP):
-                near[n_near] = q
-                n_near += 1
-            near[n_near] = i
-            n_near += 1
-            stops = np.unique(near[:n_near])
-            for s in range(stops.shape[0] - 1):
-                a, b = stops[s], stops[s + 1]
-                if a % SNAP == 0:
-                    snaps[(a // SNAP) % _ROWS, :] = free
-                v = order[a]
-                if moved_at[v] == i:
-                    lo_v, hi_v = _interval(v, lift, placed, span, cpar_ptr, cpar_idx,
-                                           cch_ptr, cch_idx)
-                    lo_v, hi_v = _bounded(lo_v, hi_v, lift[v] - lift[v] % k, k)
-                    _move(v, _earliest_now(lo_v, hi_v, k, free), k, lift, dev, pos, bits,
-                          summary)
-                for q in range(a, b):
-                    w = order[q]
-                    g = dev[w]
-                    free[g] = _advance(w, free[g], dev, end, par_ptr, par_idx, par_delay,
-                                       compute)
+            _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, dev,
+                    end, free, snaps, bits, summary, dirty, span, par_ptr, par_idx,
+                    par_delay, compute, ch_ptr, ch_idx, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
             if i % SNAP == 0:
                 snaps[(i // SNAP) % _ROWS, :] = free
             lo, hi = _interval(x, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
