@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 # the same constants as the Python reference (see sipml.algorithm1_python)
 SNAP = 32
@@ -86,12 +87,13 @@ def _earliest_now(lo, hi, k, free):
 @njit(cache=True)
 def _high_bit(word):
     """Index of the highest set bit of a non-zero uint64."""
-    at = 0
-    for width in (32, 16, 8, 4, 2, 1):
-        if word >> np.uint64(width):
-            word >>= np.uint64(width)
-            at += width
-    return at
+    return 63 - np.int64(leading_zeros(word))
+
+
+@njit(cache=True)
+def _low_bit(word):
+    """Index of the lowest set bit of a non-zero uint64."""
+    return np.int64(trailing_zeros(word))
 
 
 @njit(cache=True)
@@ -116,12 +118,6 @@ def _last_before(bits, summary, g, q):
         mask = summary[g, sw]
     w = (sw << 6) + _high_bit(mask)
     return (w << 6) + _high_bit(bits[g, w])
-
-
-@njit(cache=True)
-def _low_bit(word):
-    """Index of the lowest set bit of a non-zero uint64."""
-    return _high_bit(word & (~word + np.uint64(1)))
 
 
 @njit(cache=True)
@@ -206,20 +202,16 @@ def _advance(v, free_g, dev, end, par_ptr, par_idx, par_delay, compute):
 
 
 @njit(cache=True)
-def _cascade(side, start_v, start_val, up, frozen, limit, lift, placed, span,
+def _cascade(side, up, frozen, limit, stack_v, stack_val, top, n_new, lift, placed, span,
              cpar_ptr, cpar_idx, cch_ptr, cch_idx, new_lift, stamp, mark, touched):
-    """The reference's ``_Lifts.cascade``: how many ops it sets (listed in
-    ``touched[side]``), or -1 past ``limit``."""
-    size = max(16, 4 * start_v.shape[0])
-    stack_v = np.empty(size, dtype=np.int64)
-    stack_val = np.empty(size, dtype=np.int64)
-    top = 0
-    for s in range(start_v.shape[0]):
-        stack_v[top] = start_v[s]
-        stack_val[top] = start_val[s]
-        top += 1
-    n_new = 0
-    while top > 0:
+    """The reference's ``_Lifts.cascade`` run until its stack empties or it has set more
+    than ``limit`` ops: returns ``(top, ops set, stack_v, stack_val)``, the ops listed in
+    ``touched[side]``.
+
+    It stops only after pushing the last op's neighbours, so a call with a larger limit
+    resumes exactly where a fresh cascade under that limit would be at that point: the
+    reference's growing limits cost one pass, not one per limit."""
+    while top > 0 and n_new <= limit:
         top -= 1
         v = stack_v[top]
         value = stack_val[top]
@@ -234,8 +226,6 @@ def _cascade(side, start_v, start_val, up, frozen, limit, lift, placed, span,
             touched[side, n_new] = v
             n_new += 1
         new_lift[side, v] = value
-        if n_new > limit:
-            return -1
         need = top + (cch_ptr[v + 1] - cch_ptr[v]) + (cpar_ptr[v + 1] - cpar_ptr[v])
         if need > stack_v.shape[0]:
             size = max(2 * stack_v.shape[0], need)
@@ -276,7 +266,32 @@ def _cascade(side, start_v, start_val, up, frozen, limit, lift, placed, span,
                         stack_v[top] = c
                         stack_val[top] = value + span
                         top += 1
-    return n_new
+    return top, n_new, stack_v, stack_val
+
+
+@njit(cache=True)
+def _starts(x, lift, span, cpar_ptr, cpar_idx, up):
+    """The stack of the reference's cascade starts: the parents of ``x`` more than
+    ``span`` below the highest (``up``) or above the lowest, with their target."""
+    first, last = cpar_ptr[x], cpar_ptr[x + 1]
+    top, bottom = _NEG, _POS
+    for e in range(first, last):
+        a = lift[cpar_idx[e]]
+        top = max(top, a)
+        bottom = min(bottom, a)
+    size = max(16, 4 * (last - first))
+    stack_v = np.empty(size, dtype=np.int64)
+    stack_val = np.empty(size, dtype=np.int64)
+    n = 0
+    for e in range(first, last):
+        u = cpar_idx[e]
+        if up and lift[u] < top - span:
+            stack_v[n], stack_val[n] = u, top - span
+            n += 1
+        elif not up and lift[u] > bottom + span:
+            stack_v[n], stack_val[n] = u, bottom + span
+            n += 1
+    return n, stack_v, stack_val
 
 
 @njit(cache=True)
@@ -284,47 +299,26 @@ def _relocation(x, lift, placed, pos, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx
                 new_lift, stamp, marks, touched):
     """The reference's ``_Lifts.relocation``: ``(side, ops moved)``, the moves being
     ``new_lift[side, touched[side, :moved]]`` (side 0 raises, 1 lowers)."""
-    first, last = cpar_ptr[x], cpar_ptr[x + 1]
-    top, bottom = _NEG, _POS
-    for e in range(first, last):
-        a = lift[cpar_idx[e]]
-        top = max(top, a)
-        bottom = min(bottom, a)
-    n_up = n_down = 0
-    for e in range(first, last):
-        a = lift[cpar_idx[e]]
-        if a < top - span:
-            n_up += 1
-        if a > bottom + span:
-            n_down += 1
-    up_v = np.empty(n_up, dtype=np.int64)
-    down_v = np.empty(n_down, dtype=np.int64)
-    n_up = n_down = 0
-    for e in range(first, last):
-        u = cpar_idx[e]
-        if lift[u] < top - span:
-            up_v[n_up] = u
-            n_up += 1
-        if lift[u] > bottom + span:
-            down_v[n_down] = u
-            n_down += 1
-    up_val = np.full(n_up, top - span, dtype=np.int64)
-    down_val = np.full(n_down, bottom + span, dtype=np.int64)
-    limit = 2 * (last - first)
+    up_top, up_v, up_val = _starts(x, lift, span, cpar_ptr, cpar_idx, True)
+    down_top, down_v, down_val = _starts(x, lift, span, cpar_ptr, cpar_idx, False)
+    marks[0] += 1
+    marks[1] += 1
+    raised = lowered = 0
+    limit = 2 * (cpar_ptr[x + 1] - cpar_ptr[x])
     while True:
-        marks[0] += 1
-        raised = _cascade(0, up_v, up_val, True, x, limit, lift, placed, span, cpar_ptr,
-                          cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[0], touched)
-        marks[1] += 1
-        lowered = _cascade(1, down_v, down_val, False, x, limit, lift, placed, span, cpar_ptr,
-                           cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[1], touched)
-        if raised >= 0 or lowered >= 0:
+        up_top, raised, up_v, up_val = _cascade(
+            0, True, x, limit, up_v, up_val, up_top, raised, lift, placed, span, cpar_ptr,
+            cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[0], touched)
+        down_top, lowered, down_v, down_val = _cascade(
+            1, False, x, limit, down_v, down_val, down_top, lowered, lift, placed, span,
+            cpar_ptr, cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[1], touched)
+        if raised <= limit or lowered <= limit:
             break
         limit *= 4
-    if raised < 0:
-        return 1, lowered
-    if lowered < 0:
+    if lowered > limit:
         return 0, raised
+    if raised > limit:
+        return 1, lowered
     first_raised = first_lowered = pos.shape[0]
     for t in range(raised):
         first_raised = min(first_raised, pos[touched[0, t]])
