@@ -15,10 +15,9 @@ structures differ:
   order set (the dict's insertion order);
 * snapshots of the free times are kept in a ring of rows: a restart reads at most
   ``_REPLAY`` positions back, so older ones are never read;
-* the positions of each GPU's ops are a bit set (``bits[g]``, one bit a position, and
-  ``summary[g]``, one bit a non-zero word), so that moving an op and finding the last op
-  of a GPU before a position (or its next after one) take a few word operations:
-  ``gpus * ops / 8`` bytes;
+* the positions of each GPU's ops are a bit set (:mod:`._position_bits`), so that
+  moving an op and finding the last op of a GPU before a position (or its next after
+  one) take a few word operations: ``gpus * ops / 8`` bytes;
 * the restart re-times only the ops whose timing a relocation can change (see
   :func:`_retime`), instead of replaying every position from the snapshot: the ends,
   snapshots and free times it leaves are those of the full replay.
@@ -31,7 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from fabricopt.algorithms.placement._position_bits import (first_after, hold, last_before,
+                                                          low_bit, release)
 
 # the same constants as the Python reference (see sipml.algorithm1_python)
 SNAP = 32
@@ -85,85 +86,9 @@ def _earliest_now(lo, hi, k, free):
 
 
 @njit(cache=True)
-def _high_bit(word):
-    """Index of the highest set bit of a non-zero uint64."""
-    return 63 - np.int64(leading_zeros(word))
-
-
-@njit(cache=True)
-def _low_bit(word):
-    """Index of the lowest set bit of a non-zero uint64."""
-    return np.int64(trailing_zeros(word))
-
-
-@njit(cache=True)
-def _below(word, b):
-    """The bits of ``word`` below bit ``b`` (0 <= b < 64)."""
-    return word & ((np.uint64(1) << np.uint64(b)) - np.uint64(1))
-
-
-@njit(cache=True)
-def _last_before(bits, summary, g, q):
-    """The largest position below ``q`` held by GPU ``g``, or -1."""
-    w = q >> 6
-    word = _below(bits[g, w], q & 63)
-    if word:
-        return (w << 6) + _high_bit(word)
-    sw = w >> 6
-    mask = _below(summary[g, sw], w & 63)
-    while not mask:
-        sw -= 1
-        if sw < 0:
-            return -1
-        mask = summary[g, sw]
-    w = (sw << 6) + _high_bit(mask)
-    return (w << 6) + _high_bit(bits[g, w])
-
-
-@njit(cache=True)
-def _above(word, b):
-    """The bits of ``word`` above bit ``b`` (0 <= b < 64)."""
-    return word & ~((np.uint64(2) << np.uint64(b)) - np.uint64(1))
-
-
-@njit(cache=True)
-def _first_after(bits, summary, g, q, stop):
-    """The smallest position in ``(q, stop)`` held by GPU ``g``, or ``stop``."""
-    w = q >> 6
-    word = _above(bits[g, w], q & 63)
-    if word:
-        return min((w << 6) + _low_bit(word), stop)
-    sw = w >> 6
-    mask = _above(summary[g, sw], w & 63)
-    last = (stop - 1) >> 12
-    while not mask:
-        sw += 1
-        if sw > last:
-            return stop
-        mask = summary[g, sw]
-    w = (sw << 6) + _low_bit(mask)
-    return min((w << 6) + _low_bit(bits[g, w]), stop)
-
-
-@njit(cache=True)
-def _hold(bits, summary, g, q):
-    w = q >> 6
-    bits[g, w] |= np.uint64(1) << np.uint64(q & 63)
-    summary[g, w >> 6] |= np.uint64(1) << np.uint64(w & 63)
-
-
-@njit(cache=True)
-def _release(bits, summary, g, q):
-    w = q >> 6
-    bits[g, w] &= ~(np.uint64(1) << np.uint64(q & 63))
-    if not bits[g, w]:
-        summary[g, w >> 6] &= ~(np.uint64(1) << np.uint64(w & 63))
-
-
-@njit(cache=True)
 def _free_before(g, q, bits, summary, order, end):
     """End of the last op on GPU ``g`` placed before position ``q`` (0 if none)."""
-    at = _last_before(bits, summary, g, q)
+    at = last_before(bits, summary, g, q)
     return end[order[at]] if at >= 0 else 0.0
 
 
@@ -183,8 +108,8 @@ def _move(v, a, k, lift, dev, pos, bits, summary):
     lift[v] = a
     dev[v] = h
     if g != h:
-        _release(bits, summary, g, pos[v])
-        _hold(bits, summary, h, pos[v])
+        release(bits, summary, g, pos[v])
+        hold(bits, summary, h, pos[v])
 
 
 @njit(cache=True)
@@ -334,7 +259,7 @@ def _relocation(x, lift, placed, pos, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx
 def _free_at(g, q, p, bits, summary, order, end, start_free):
     """Free time of GPU ``g`` at position ``q`` of a restart from ``p``: the end of its
     last op in ``[p, q)``, else its free time in the restart's snapshot."""
-    at = _last_before(bits, summary, g, q)
+    at = last_before(bits, summary, g, q)
     return end[order[at]] if at >= p else start_free[g]
 
 
@@ -366,7 +291,7 @@ def _mark_children(v, lo, hi, pos, ch_ptr, ch_idx, dirty):
 def _carry(g, q, value, i, bits, summary, snaps, free, dirty):
     """GPU ``g`` is free at ``value`` after position ``q``: set it in the snapshots
     up to its next op (marked for re-timing), or up to ``i`` and in ``free``."""
-    r = _first_after(bits, summary, g, q, i)
+    r = first_after(bits, summary, g, q, i)
     s = q - q % SNAP + SNAP
     while s <= r:
         snaps[(s // SNAP) % _ROWS, g] = value
@@ -402,7 +327,7 @@ def _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, 
         if not word:
             w += 1
             continue
-        b = _low_bit(word)
+        b = low_bit(word)
         dirty[w] = word & ~(np.uint64(1) << np.uint64(b))
         q = (w << 6) + b
         v = order[q]
@@ -415,8 +340,8 @@ def _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, 
             lift[v] = _earliest_at(lo, hi, k, q, p, bits, summary, order, end, start_free)
             dev[v] = lift[v] % k
             if dev[v] != before:
-                _release(bits, summary, before, q)
-                _hold(bits, summary, dev[v], q)
+                release(bits, summary, before, q)
+                hold(bits, summary, dev[v], q)
         g = dev[v]
         old_end = end[v]
         _advance(v, _free_at(g, q, p, bits, summary, order, end, start_free), dev, end,
@@ -534,7 +459,7 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute, ch_p
         placed[x] = True
         dev[x] = lift[x] % k
         front = lift[x]
-        _hold(bits, summary, dev[x], i)
+        hold(bits, summary, dev[x], i)
         g = dev[x]
         free[g] = _advance(x, free[g], dev, end, par_ptr, par_idx, par_delay, compute)
     return dev, relocations, relocated_ops
