@@ -6,20 +6,28 @@ first after one) take a few word operations."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import config, njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 
-@njit(cache=True)
-def high_bit(word):
-    """Index of the highest set bit of a non-zero uint64."""
-    return 63 - np.int64(leading_zeros(word))
+if config.DISABLE_JIT:          # the bit-count intrinsics have no Python form
+    def high_bit(word):
+        """Index of the highest set bit of a non-zero uint64."""
+        return int(word).bit_length() - 1
 
+    def low_bit(word):
+        """Index of the lowest set bit of a non-zero uint64."""
+        return (int(word) & -int(word)).bit_length() - 1
+else:
+    @njit(cache=True)
+    def high_bit(word):
+        """Index of the highest set bit of a non-zero uint64."""
+        return 63 - np.int64(leading_zeros(word))
 
-@njit(cache=True)
-def low_bit(word):
-    """Index of the lowest set bit of a non-zero uint64."""
-    return np.int64(trailing_zeros(word))
+    @njit(cache=True)
+    def low_bit(word):
+        """Index of the lowest set bit of a non-zero uint64."""
+        return np.int64(trailing_zeros(word))
 
 
 @njit(cache=True)
@@ -49,7 +57,8 @@ def last_before(bits, summary, g, q):
 @njit(cache=True)
 def above(word, b):
     """The bits of ``word`` above bit ``b`` (0 <= b < 64)."""
-    return word & ~((np.uint64(2) << np.uint64(b)) - np.uint64(1))
+    bit = np.uint64(1) << np.uint64(b)
+    return word & ~((bit - np.uint64(1)) | bit)
 
 
 @njit(cache=True)
