@@ -15,9 +15,12 @@ structures differ:
   order set (the dict's insertion order);
 * snapshots of the free times are kept in a ring of rows: a restart reads at most
   ``_REPLAY`` positions back, so older ones are never read;
-* the positions of each GPU's ops are a bit set (``bits[g]``, one bit a position, and
-  ``summary[g]``, one bit a non-zero word), so that moving an op and finding the last op
-  of a GPU before a position take a few word operations: ``gpus * ops / 8`` bytes.
+* the positions of each GPU's ops are a bit set (:mod:`._position_bits`), so that
+  moving an op and finding the last op of a GPU before a position (or its next after
+  one) take a few word operations: ``gpus * ops / 8`` bytes;
+* the restart re-times only the ops whose timing a relocation can change (see
+  :func:`_retime`), instead of replaying every position from the snapshot: the ends,
+  snapshots and free times it leaves are those of the full replay.
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` the same code runs
 as Python.
@@ -27,6 +30,9 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from fabricopt.algorithms.placement._position_bits import (first_after, hold, last_before,
+                                                          low_bit, release)
 
 # the same constants as the Python reference (see sipml.algorithm1_python)
 SNAP = 32
@@ -80,59 +86,9 @@ def _earliest_now(lo, hi, k, free):
 
 
 @njit(cache=True)
-def _high_bit(word):
-    """Index of the highest set bit of a non-zero uint64."""
-    at = 0
-    for width in (32, 16, 8, 4, 2, 1):
-        if word >> np.uint64(width):
-            word >>= np.uint64(width)
-            at += width
-    return at
-
-
-@njit(cache=True)
-def _below(word, b):
-    """The bits of ``word`` below bit ``b`` (0 <= b < 64)."""
-    return word & ((np.uint64(1) << np.uint64(b)) - np.uint64(1))
-
-
-@njit(cache=True)
-def _last_before(bits, summary, g, q):
-    """The largest position below ``q`` held by GPU ``g``, or -1."""
-    w = q >> 6
-    word = _below(bits[g, w], q & 63)
-    if word:
-        return (w << 6) + _high_bit(word)
-    sw = w >> 6
-    mask = _below(summary[g, sw], w & 63)
-    while not mask:
-        sw -= 1
-        if sw < 0:
-            return -1
-        mask = summary[g, sw]
-    w = (sw << 6) + _high_bit(mask)
-    return (w << 6) + _high_bit(bits[g, w])
-
-
-@njit(cache=True)
-def _hold(bits, summary, g, q):
-    w = q >> 6
-    bits[g, w] |= np.uint64(1) << np.uint64(q & 63)
-    summary[g, w >> 6] |= np.uint64(1) << np.uint64(w & 63)
-
-
-@njit(cache=True)
-def _release(bits, summary, g, q):
-    w = q >> 6
-    bits[g, w] &= ~(np.uint64(1) << np.uint64(q & 63))
-    if not bits[g, w]:
-        summary[g, w >> 6] &= ~(np.uint64(1) << np.uint64(w & 63))
-
-
-@njit(cache=True)
 def _free_before(g, q, bits, summary, order, end):
     """End of the last op on GPU ``g`` placed before position ``q`` (0 if none)."""
-    at = _last_before(bits, summary, g, q)
+    at = last_before(bits, summary, g, q)
     return end[order[at]] if at >= 0 else 0.0
 
 
@@ -152,8 +108,8 @@ def _move(v, a, k, lift, dev, pos, bits, summary):
     lift[v] = a
     dev[v] = h
     if g != h:
-        _release(bits, summary, g, pos[v])
-        _hold(bits, summary, h, pos[v])
+        release(bits, summary, g, pos[v])
+        hold(bits, summary, h, pos[v])
 
 
 @njit(cache=True)
@@ -171,20 +127,16 @@ def _advance(v, free_g, dev, end, par_ptr, par_idx, par_delay, compute):
 
 
 @njit(cache=True)
-def _cascade(side, start_v, start_val, up, frozen, limit, lift, placed, span,
+def _cascade(side, up, frozen, limit, stack_v, stack_val, top, n_new, lift, placed, span,
              cpar_ptr, cpar_idx, cch_ptr, cch_idx, new_lift, stamp, mark, touched):
-    """The reference's ``_Lifts.cascade``: how many ops it sets (listed in
-    ``touched[side]``), or -1 past ``limit``."""
-    size = max(16, 4 * start_v.shape[0])
-    stack_v = np.empty(size, dtype=np.int64)
-    stack_val = np.empty(size, dtype=np.int64)
-    top = 0
-    for s in range(start_v.shape[0]):
-        stack_v[top] = start_v[s]
-        stack_val[top] = start_val[s]
-        top += 1
-    n_new = 0
-    while top > 0:
+    """The reference's ``_Lifts.cascade`` run until its stack empties or it has set more
+    than ``limit`` ops: returns ``(top, ops set, stack_v, stack_val)``, the ops listed in
+    ``touched[side]``.
+
+    It stops only after pushing the last op's neighbours, so a call with a larger limit
+    resumes exactly where a fresh cascade under that limit would be at that point: the
+    reference's growing limits cost one pass, not one per limit."""
+    while top > 0 and n_new <= limit:
         top -= 1
         v = stack_v[top]
         value = stack_val[top]
@@ -199,8 +151,6 @@ def _cascade(side, start_v, start_val, up, frozen, limit, lift, placed, span,
             touched[side, n_new] = v
             n_new += 1
         new_lift[side, v] = value
-        if n_new > limit:
-            return -1
         need = top + (cch_ptr[v + 1] - cch_ptr[v]) + (cpar_ptr[v + 1] - cpar_ptr[v])
         if need > stack_v.shape[0]:
             size = max(2 * stack_v.shape[0], need)
@@ -241,7 +191,32 @@ def _cascade(side, start_v, start_val, up, frozen, limit, lift, placed, span,
                         stack_v[top] = c
                         stack_val[top] = value + span
                         top += 1
-    return n_new
+    return top, n_new, stack_v, stack_val
+
+
+@njit(cache=True)
+def _starts(x, lift, span, cpar_ptr, cpar_idx, up):
+    """The stack of the reference's cascade starts: the parents of ``x`` more than
+    ``span`` below the highest (``up``) or above the lowest, with their target."""
+    first, last = cpar_ptr[x], cpar_ptr[x + 1]
+    top, bottom = _NEG, _POS
+    for e in range(first, last):
+        a = lift[cpar_idx[e]]
+        top = max(top, a)
+        bottom = min(bottom, a)
+    size = max(16, 4 * (last - first))
+    stack_v = np.empty(size, dtype=np.int64)
+    stack_val = np.empty(size, dtype=np.int64)
+    n = 0
+    for e in range(first, last):
+        u = cpar_idx[e]
+        if up and lift[u] < top - span:
+            stack_v[n], stack_val[n] = u, top - span
+            n += 1
+        elif not up and lift[u] > bottom + span:
+            stack_v[n], stack_val[n] = u, bottom + span
+            n += 1
+    return n, stack_v, stack_val
 
 
 @njit(cache=True)
@@ -249,47 +224,26 @@ def _relocation(x, lift, placed, pos, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx
                 new_lift, stamp, marks, touched):
     """The reference's ``_Lifts.relocation``: ``(side, ops moved)``, the moves being
     ``new_lift[side, touched[side, :moved]]`` (side 0 raises, 1 lowers)."""
-    first, last = cpar_ptr[x], cpar_ptr[x + 1]
-    top, bottom = _NEG, _POS
-    for e in range(first, last):
-        a = lift[cpar_idx[e]]
-        top = max(top, a)
-        bottom = min(bottom, a)
-    n_up = n_down = 0
-    for e in range(first, last):
-        a = lift[cpar_idx[e]]
-        if a < top - span:
-            n_up += 1
-        if a > bottom + span:
-            n_down += 1
-    up_v = np.empty(n_up, dtype=np.int64)
-    down_v = np.empty(n_down, dtype=np.int64)
-    n_up = n_down = 0
-    for e in range(first, last):
-        u = cpar_idx[e]
-        if lift[u] < top - span:
-            up_v[n_up] = u
-            n_up += 1
-        if lift[u] > bottom + span:
-            down_v[n_down] = u
-            n_down += 1
-    up_val = np.full(n_up, top - span, dtype=np.int64)
-    down_val = np.full(n_down, bottom + span, dtype=np.int64)
-    limit = 2 * (last - first)
+    up_top, up_v, up_val = _starts(x, lift, span, cpar_ptr, cpar_idx, True)
+    down_top, down_v, down_val = _starts(x, lift, span, cpar_ptr, cpar_idx, False)
+    marks[0] += 1
+    marks[1] += 1
+    raised = lowered = 0
+    limit = 2 * (cpar_ptr[x + 1] - cpar_ptr[x])
     while True:
-        marks[0] += 1
-        raised = _cascade(0, up_v, up_val, True, x, limit, lift, placed, span, cpar_ptr,
-                          cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[0], touched)
-        marks[1] += 1
-        lowered = _cascade(1, down_v, down_val, False, x, limit, lift, placed, span, cpar_ptr,
-                           cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[1], touched)
-        if raised >= 0 or lowered >= 0:
+        up_top, raised, up_v, up_val = _cascade(
+            0, True, x, limit, up_v, up_val, up_top, raised, lift, placed, span, cpar_ptr,
+            cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[0], touched)
+        down_top, lowered, down_v, down_val = _cascade(
+            1, False, x, limit, down_v, down_val, down_top, lowered, lift, placed, span,
+            cpar_ptr, cpar_idx, cch_ptr, cch_idx, new_lift, stamp, marks[1], touched)
+        if raised <= limit or lowered <= limit:
             break
         limit *= 4
-    if raised < 0:
-        return 1, lowered
-    if lowered < 0:
+    if lowered > limit:
         return 0, raised
+    if raised > limit:
+        return 1, lowered
     first_raised = first_lowered = pos.shape[0]
     for t in range(raised):
         first_raised = min(first_raised, pos[touched[0, t]])
@@ -299,6 +253,107 @@ def _relocation(x, lift, placed, pos, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx
     if raised < lowered or (raised == lowered and first_raised >= first_lowered):
         return 0, raised
     return 1, lowered
+
+
+@njit(cache=True)
+def _free_at(g, q, p, bits, summary, order, end, start_free):
+    """Free time of GPU ``g`` at position ``q`` of a restart from ``p``: the end of its
+    last op in ``[p, q)``, else its free time in the restart's snapshot."""
+    at = last_before(bits, summary, g, q)
+    return end[order[at]] if at >= p else start_free[g]
+
+
+@njit(cache=True)
+def _earliest_at(lo, hi, k, q, p, bits, summary, order, end, start_free):
+    best, best_free = lo, np.inf
+    for a in range(lo, hi + 1):
+        f = _free_at(a % k, q, p, bits, summary, order, end, start_free)
+        if f < best_free:
+            best, best_free = a, f
+    return best
+
+
+@njit(cache=True)
+def _mark(dirty, q):
+    dirty[q >> 6] |= np.uint64(1) << np.uint64(q & 63)
+
+
+@njit(cache=True)
+def _mark_children(v, lo, hi, pos, ch_ptr, ch_idx, dirty):
+    """Mark the children of ``v`` placed at positions in ``[lo, hi)``."""
+    for e in range(ch_ptr[v], ch_ptr[v + 1]):
+        r = pos[ch_idx[e]]
+        if lo <= r < hi:
+            _mark(dirty, r)
+
+
+@njit(cache=True)
+def _carry(g, q, value, i, bits, summary, snaps, free, dirty):
+    """GPU ``g`` is free at ``value`` after position ``q``: set it in the snapshots
+    up to its next op (marked for re-timing), or up to ``i`` and in ``free``."""
+    r = first_after(bits, summary, g, q, i)
+    s = q - q % SNAP + SNAP
+    while s <= r:
+        snaps[(s // SNAP) % _ROWS, g] = value
+        s += SNAP
+    if r < i:
+        _mark(dirty, r)
+    else:
+        free[g] = value
+
+
+@njit(cache=True)
+def _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, dev, end,
+            free, snaps, bits, summary, dirty, span, par_ptr, par_idx, par_delay, compute,
+            ch_ptr, ch_idx, cpar_ptr, cpar_idx, cch_ptr, cch_idx):
+    """The restart from ``p`` to ``i`` of the reference, re-timing only what changed.
+
+    Before it, replaying ``[p, i)`` from the snapshot at ``p`` would reproduce every
+    end, snapshot and ``free`` as they are (the restarts and the forward pass keep
+    them so), so an op's end can change only if its GPU, a parent's end or GPU, or
+    its GPU's previous op or that op's end changed. Those ops are re-timed in
+    position order (``dirty`` bits), the moved ones in ``[p, i)`` re-placed at their
+    turn; each change is carried into the snapshots and ``free``.
+    """
+    start_free = snaps[(p // SNAP) % _ROWS]
+    for t in range(n_near):
+        _mark(dirty, near[t])
+    for t in range(n_far):
+        _mark_children(far_v[t], p, i, pos, ch_ptr, ch_idx, dirty)
+    w = p >> 6
+    last = (i - 1) >> 6
+    while w <= last:
+        word = dirty[w]
+        if not word:
+            w += 1
+            continue
+        b = low_bit(word)
+        dirty[w] = word & ~(np.uint64(1) << np.uint64(b))
+        q = (w << 6) + b
+        v = order[q]
+        before = dev[v]
+        if placed[v] and was[v] >= 0:     # moved by this relocation: re-placed at its turn
+            before = was[v]
+            was[v] = -1
+            lo, hi = _interval(v, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
+            lo, hi = _bounded(lo, hi, lift[v] - lift[v] % k, k)
+            lift[v] = _earliest_at(lo, hi, k, q, p, bits, summary, order, end, start_free)
+            dev[v] = lift[v] % k
+            if dev[v] != before:
+                release(bits, summary, before, q)
+                hold(bits, summary, dev[v], q)
+        g = dev[v]
+        old_end = end[v]
+        _advance(v, _free_at(g, q, p, bits, summary, order, end, start_free), dev, end,
+                 par_ptr, par_idx, par_delay, compute)
+        if g != before:
+            _mark_children(v, p, i, pos, ch_ptr, ch_idx, dirty)
+            _carry(before, q, _free_at(before, q, p, bits, summary, order, end, start_free),
+                   i, bits, summary, snaps, free, dirty)
+            _carry(g, q, end[v], i, bits, summary, snaps, free, dirty)
+        elif end[v] != old_end:
+            _mark_children(v, p, i, pos, ch_ptr, ch_idx, dirty)
+            _carry(g, q, end[v], i, bits, summary, snaps, free, dirty)
 
 
 @njit(cache=True)
@@ -321,7 +376,7 @@ def unconstrained_kernel(k, order, par_ptr, par_idx, par_delay, compute):
 
 
 @njit(cache=True)
-def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
+def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute, ch_ptr, ch_idx,
                     cpar_ptr, cpar_idx, cch_ptr, cch_idx):
     """Algorithm 1 with the window of ``degree`` GPUs on a ring of ``k``: returns
     ``(gpu of each op, relocations, ops they moved)``."""
@@ -338,12 +393,16 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
     words = (n + 63) >> 6
     bits = np.zeros((k, words), dtype=np.uint64)
     summary = np.zeros((k, (words + 63) >> 6), dtype=np.uint64)
+    dirty = np.zeros(words, dtype=np.uint64)
     snaps = np.zeros((_ROWS, k))
     new_lift = np.zeros((2, n), dtype=np.int64)
     stamp = np.zeros((2, n), dtype=np.int64)
     touched = np.zeros((2, n), dtype=np.int64)
     marks = np.zeros(2, dtype=np.int64)
-    moved_at = np.full(n, -1, dtype=np.int64)   # the turn whose relocation moved the op
+    was = np.full(n, -1, dtype=np.int64)    # a moved op's GPU until its re-placement
+    near = np.empty(n, dtype=np.int64)
+    far = np.empty(n, dtype=np.int64)
+    far_v = np.empty(n, dtype=np.int64)
     relocations = relocated_ops = 0
     front = 0
     for i in range(n):
@@ -358,59 +417,40 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
             relocated_ops += n_moved
             j = n
             for t in range(n_moved):
+                j = min(j, pos[touched[side, t]])
+            p = max(j - j % SNAP, i - i % SNAP - REPLAY)
+            n_far = n_near = 0
+            for t in range(n_moved):
                 v = touched[side, t]
-                _move(v, new_lift[side, v], k, lift, dev, pos, bits, summary)
-                moved_at[v] = i
-                j = min(j, pos[v])
+                if pos[v] < p:
+                    _move(v, new_lift[side, v], k, lift, dev, pos, bits, summary)
+                    far[n_far] = pos[v]
+                    n_far += 1
+                else:
+                    # the bit sets keep its GPU before this turn until its re-placement
+                    was[v] = dev[v]
+                    lift[v] = new_lift[side, v]
+                    dev[v] = lift[v] % k
+                    near[n_near] = pos[v]
+                    n_near += 1
             lo, hi = _interval(x, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
             lift[x] = _earliest_now(lo, hi, k, free)
             placed[x] = True
             dev[x] = lift[x] % k
-            p = max(j - j % SNAP, i - i % SNAP - REPLAY)
-            far = np.empty(n_moved, dtype=np.int64)
-            near = np.empty(n_moved + (i - p) // SNAP + 2, dtype=np.int64)
-            n_far = n_near = 0
-            for t in range(n_moved):
-                q = pos[touched[side, t]]
-                if q < p:
-                    far[n_far] = q
-                    n_far += 1
-                else:
-                    near[n_near] = q
-                    n_near += 1
-            for q in np.sort(far[:n_far]):
+            far[:n_far].sort()
+            for t in range(n_far):
+                q = far[t]
                 v = order[q]            # far back: against the last known timings
+                far_v[t] = v
                 a, b = _interval(v, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
                 a, b = _bounded(a, b, lift[v] - lift[v] % k, k)
                 _move(v, _earliest_before(a, b, k, q, bits, summary, order, end), k, lift,
                       dev, pos, bits, summary)
                 _advance(v, _free_before(dev[v], q, bits, summary, order, end), dev, end,
                          par_ptr, par_idx, par_delay, compute)
-            free[:] = snaps[(p // SNAP) % _ROWS, :]
-            # the restart: re-time from p in runs between snapshots and moved ops,
-            # re-placing each moved op at its turn
-            for q in range(p, i, SNAP):
-                near[n_near] = q
-                n_near += 1
-            near[n_near] = i
-            n_near += 1
-            stops = np.unique(near[:n_near])
-            for s in range(stops.shape[0] - 1):
-                a, b = stops[s], stops[s + 1]
-                if a % SNAP == 0:
-                    snaps[(a // SNAP) % _ROWS, :] = free
-                v = order[a]
-                if moved_at[v] == i:
-                    lo_v, hi_v = _interval(v, lift, placed, span, cpar_ptr, cpar_idx,
-                                           cch_ptr, cch_idx)
-                    lo_v, hi_v = _bounded(lo_v, hi_v, lift[v] - lift[v] % k, k)
-                    _move(v, _earliest_now(lo_v, hi_v, k, free), k, lift, dev, pos, bits,
-                          summary)
-                for q in range(a, b):
-                    w = order[q]
-                    g = dev[w]
-                    free[g] = _advance(w, free[g], dev, end, par_ptr, par_idx, par_delay,
-                                       compute)
+            _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, dev,
+                    end, free, snaps, bits, summary, dirty, span, par_ptr, par_idx,
+                    par_delay, compute, ch_ptr, ch_idx, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
             if i % SNAP == 0:
                 snaps[(i // SNAP) % _ROWS, :] = free
             lo, hi = _interval(x, lift, placed, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx)
@@ -419,7 +459,7 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute,
         placed[x] = True
         dev[x] = lift[x] % k
         front = lift[x]
-        _hold(bits, summary, dev[x], i)
+        hold(bits, summary, dev[x], i)
         g = dev[x]
         free[g] = _advance(x, free[g], dev, end, par_ptr, par_idx, par_delay, compute)
     return dev, relocations, relocated_ops

@@ -422,7 +422,7 @@ class _KernelArrays:
 
     def __init__(self, instance: PlacementInstance):
         self.instance = instance
-        self._parents = self._comm = None
+        self._parents = self._children = self._comm = None
 
     @property
     def parents(self) -> tuple:
@@ -431,6 +431,14 @@ class _KernelArrays:
             inst = self.instance
             self._parents = _csr(inst.dep_dst, inst.dep_src, inst.size, inst.delay_s)
         return self._parents
+
+    @property
+    def children(self) -> tuple:
+        """``(ptr, child)`` of every dep, each op's children by index."""
+        if self._children is None:
+            inst = self.instance
+            self._children = _csr(inst.dep_src, inst.dep_dst, inst.size)
+        return self._children
 
     @property
     def comm(self) -> tuple:
@@ -455,7 +463,7 @@ def _algorithm1_arrays(instance: PlacementInstance, k: int, degree: int,
         dev = kernel.unconstrained_kernel(k, order, *arrays.parents, compute)
         return dev, order, info
     dev, info["relocations"], info["relocated_ops"] = kernel.windowed_kernel(
-        k, degree, order, *arrays.parents, compute, *arrays.comm)
+        k, degree, order, *arrays.parents, compute, *arrays.children, *arrays.comm)
     return dev, order, {key: int(value) for key, value in info.items()}
 
 

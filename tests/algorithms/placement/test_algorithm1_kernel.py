@@ -4,7 +4,7 @@ relocations reach past the restart's replay bound from about 2,000 sub-ops) and 
 small random DAGs (zero-byte deps, zero compute, one GPU)."""
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from fabricopt.algorithms.placement.sipml import algorithm1, balance
 from fabricopt.bench.experiments.placement_tasks import transformer_op_graph
@@ -39,6 +39,20 @@ def test_compiled_matches_the_reference_on_generated_graphs(seed, ops, gpus, max
 def test_compiled_matches_the_reference_on_small_dags(inst):
     assert_same_decisions(inst)
     assert_same_decisions(inst, gpus=inst.gpus, degree=inst.gpus)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), ops=st.integers(150, 3000), gpus=st.integers(8, 64),
+       max_peers=st.integers(1, 4))
+def test_the_sparse_restart_matches_the_full_replay_on_relocating_graphs(seed, ops, gpus,
+                                                                        max_peers):
+    # the kernel re-times only the ops a relocation can change; the reference replays
+    # every position from the snapshot: both must give the same GPUs
+    inst = generate(seed, ops=ops, gpus=gpus, max_peers=max_peers)
+    gpu, _, info = algorithm1(inst)
+    assume(info["relocations"] > 0)
+    reference_gpu, _, reference_info = algorithm1(inst, compiled=False)
+    assert (gpu, info) == (reference_gpu, reference_info)
 
 
 @pytest.mark.parametrize("seed", range(3))
