@@ -58,8 +58,7 @@ class FrozenMatrix(Sequence):
         return self._array
 
     def __array__(self, dtype=None, copy=None):
-        if copy is False and dtype not in (None, self._array.dtype):
-            raise ValueError("a FrozenMatrix converts to another dtype only by a copy")
+        # the read-only array itself, a copy if asked; another dtype is always a copy
         out = self._array if dtype is None else self._array.astype(dtype, copy=False)
         return out.copy() if copy else out
 

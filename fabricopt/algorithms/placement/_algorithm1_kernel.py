@@ -31,8 +31,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fabricopt.algorithms.placement._position_bits import (first_after, hold, last_before,
-                                                          low_bit, release)
+from fabricopt.algorithms.placement._position_bits import (_first_after, _hold,
+                                                          _last_before, _low_bit, _release)
 
 # the same constants as the Python reference (see sipml.algorithm1_python)
 SNAP = 32
@@ -88,7 +88,7 @@ def _earliest_now(lo, hi, k, free):
 @njit(cache=True)
 def _free_before(g, q, bits, summary, order, end):
     """End of the last op on GPU ``g`` placed before position ``q`` (0 if none)."""
-    at = last_before(bits, summary, g, q)
+    at = _last_before(bits, summary, g, q)
     return end[order[at]] if at >= 0 else 0.0
 
 
@@ -108,8 +108,8 @@ def _move(v, a, k, lift, dev, pos, bits, summary):
     lift[v] = a
     dev[v] = h
     if g != h:
-        release(bits, summary, g, pos[v])
-        hold(bits, summary, h, pos[v])
+        _release(bits, summary, g, pos[v])
+        _hold(bits, summary, h, pos[v])
 
 
 @njit(cache=True)
@@ -259,7 +259,7 @@ def _relocation(x, lift, placed, pos, span, cpar_ptr, cpar_idx, cch_ptr, cch_idx
 def _free_at(g, q, p, bits, summary, order, end, start_free):
     """Free time of GPU ``g`` at position ``q`` of a restart from ``p``: the end of its
     last op in ``[p, q)``, else its free time in the restart's snapshot."""
-    at = last_before(bits, summary, g, q)
+    at = _last_before(bits, summary, g, q)
     return end[order[at]] if at >= p else start_free[g]
 
 
@@ -291,7 +291,7 @@ def _mark_children(v, lo, hi, pos, ch_ptr, ch_idx, dirty):
 def _carry(g, q, value, i, bits, summary, snaps, free, dirty):
     """GPU ``g`` is free at ``value`` after position ``q``: set it in the snapshots
     up to its next op (marked for re-timing), or up to ``i`` and in ``free``."""
-    r = first_after(bits, summary, g, q, i)
+    r = _first_after(bits, summary, g, q, i)
     s = q - q % SNAP + SNAP
     while s <= r:
         snaps[(s // SNAP) % _ROWS, g] = value
@@ -327,7 +327,7 @@ def _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, 
         if not word:
             w += 1
             continue
-        b = low_bit(word)
+        b = _low_bit(word)
         dirty[w] = word & ~(np.uint64(1) << np.uint64(b))
         q = (w << 6) + b
         v = order[q]
@@ -340,8 +340,8 @@ def _retime(p, i, k, order, pos, near, n_near, was, far_v, n_far, lift, placed, 
             lift[v] = _earliest_at(lo, hi, k, q, p, bits, summary, order, end, start_free)
             dev[v] = lift[v] % k
             if dev[v] != before:
-                release(bits, summary, before, q)
-                hold(bits, summary, dev[v], q)
+                _release(bits, summary, before, q)
+                _hold(bits, summary, dev[v], q)
         g = dev[v]
         old_end = end[v]
         _advance(v, _free_at(g, q, p, bits, summary, order, end, start_free), dev, end,
@@ -459,7 +459,7 @@ def windowed_kernel(k, degree, order, par_ptr, par_idx, par_delay, compute, ch_p
         placed[x] = True
         dev[x] = lift[x] % k
         front = lift[x]
-        hold(bits, summary, dev[x], i)
+        _hold(bits, summary, dev[x], i)
         g = dev[x]
         free[g] = _advance(x, free[g], dev, end, par_ptr, par_idx, par_delay, compute)
     return dev, relocations, relocated_ops
