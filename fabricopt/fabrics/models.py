@@ -43,6 +43,8 @@ References
 from __future__ import annotations
 
 import abc
+import dataclasses
+import functools
 import math
 import time
 from collections import OrderedDict
@@ -72,6 +74,80 @@ __all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipO
            "DirectConnect", "cost_matched_fat_tree", "method_available", "port_shares"]
 
 
+class _PortShares:
+    """The rates :func:`port_shares` gives one traffic matrix on one or two levels of
+    ports (the smaller share where two: a GPU's port, then its group's uplink), made
+    whole only when read whole.
+
+    A packet switch's pricing reads a few cells (the rings' hops, :meth:`at`); the
+    N x N matrix is most of its allocation's work at 1,024 GPUs, so an
+    :class:`Allocation` holds this and makes the matrix the first time ``pair_gbps``
+    or ``ring_gbps`` is read.
+
+    Parameters
+    ----------
+    matrix : numpy.ndarray, shape (N, N)
+        Bytes per pair (read, never copied: pass a read-only array).
+    levels : sequence of (gbps, group)
+        Each level's port bandwidth and node-to-group map (``None``: each node its own
+        port), as :func:`port_shares` takes them.
+
+    Examples
+    --------
+    >>> m = np.array([[0, 3e9, 1e9], [0, 0, 0], [0, 0, 0]])
+    >>> shares = _PortShares(m, [(8.0, None), (4.0, np.array([0, 0, 1]))])
+    >>> shares().tolist()[0], shares.at(np.array([0, 0]), np.array([1, 2])).tolist()
+    ([0.0, 6.0, 2.0], [6.0, 2.0])
+    """
+
+    def __init__(self, matrix: np.ndarray, levels):
+        self.matrix = matrix
+        self.levels = tuple((float(gbps), None if group is None else np.asarray(group))
+                            for gbps, group in levels)
+        self._loads: dict[int, tuple] = {}
+
+    def __call__(self) -> np.ndarray:
+        """The N x N rates (a fresh array)."""
+        return functools.reduce(np.minimum, (port_shares(self.matrix, gbps, group)
+                                             for gbps, group in self.levels))
+
+    def at(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        """``self()[i, j]`` without the N x N rates: each level's shares of those cells,
+        from the port loads of the whole matrix (kept for the next cells)."""
+        i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+        shares = []
+        for k, (gbps, group) in enumerate(self.levels):
+            if k not in self._loads:
+                self._loads[k] = _port_loads(self.matrix, group)[1:]
+            out, into = self._loads[k]
+            shares.append(_shares_of_cells(self.matrix, gbps, group, out, into, i, j))
+        return functools.reduce(np.minimum, shares)
+
+
+class _MadeOnRead:
+    """A field of :class:`Allocation` that a fabric may give as :class:`_PortShares`,
+    made into its N x N array (and kept) the first time it is read."""
+
+    def __init__(self, default=dataclasses.MISSING):
+        self.default = default
+
+    def __set_name__(self, owner, name: str):
+        self.name, self.slot = name, f"_{name}"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:   # the dataclass asks for the field's default
+            if self.default is dataclasses.MISSING:
+                raise AttributeError(self.name)
+            return self.default
+        value = obj.__dict__[self.slot]
+        if isinstance(value, _PortShares):
+            value = obj.__dict__[self.slot] = value()
+        return value
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True, eq=False)
 class Allocation:
     """A fabric configured for one traffic (see the module docstring).
@@ -83,6 +159,8 @@ class Allocation:
         Time to deliver the whole traffic with every pair sending at once.
     pair_gbps : numpy.ndarray, shape (N, N)
         Rate of a transfer i -> j on the configuration; 0 where it gives the pair nothing.
+        A packet switch makes it (and ``ring_gbps``) the first time it is read: the
+        pricing reads only the rings' hops.
     rings : tuple of (order, share, bytes)
         The AllReduce rings: node order, share of the group's bytes, the group's bytes.
     result : Result or None
@@ -101,10 +179,10 @@ class Allocation:
 
     traffic: Traffic
     comm_time_s: float
-    pair_gbps: np.ndarray
+    pair_gbps: np.ndarray = _MadeOnRead()
     rings: tuple = ()
     result: Any = None
-    ring_gbps: np.ndarray | None = None
+    ring_gbps: np.ndarray | None = _MadeOnRead(default=None)
     links: Links | None = None
 
     def step_links(self) -> Links:
@@ -138,13 +216,18 @@ class Allocation:
         Returns ``inf`` if a ring hop has no capacity.
         """
         worst = 0.0
-        rates = self.pair_gbps if self.ring_gbps is None else self.ring_gbps
+        rates = self.__dict__["_ring_gbps"]
+        if rates is None:
+            rates = self.__dict__["_pair_gbps"]
         for order, share, nbytes in self.rings:
             per_hop = share * ring_allreduce_bytes(len(order), nbytes)
             if per_hop <= 0:
                 continue
             src = np.asarray(order)
-            slowest = float(rates[src, np.roll(src, -1)].min())
+            hop = (src, np.roll(src, -1))
+            # a ring's hops only: the N x N shares of a packet switch are not made
+            slowest = float((rates.at(*hop) if isinstance(rates, _PortShares)
+                             else rates[hop]).min())
             worst = max(worst, math.inf if slowest <= 0 else transfer_s(per_hop, slowest))
         return worst
 
@@ -363,23 +446,44 @@ def port_shares(total: np.ndarray, gbps: float, group: np.ndarray | None = None)
     [0.0, 6.0, 2.0]
     """
     nodes = total.shape[0]
-    if group is None:
-        # each node its own port: only the diagonal is inside a group
-        demand = total if not np.diagonal(total).any() else _off_diagonal(total)
-        out, into = demand.sum(axis=1), demand.sum(axis=0)
-    else:
-        where = np.asarray(group)
-        inside = where[:, None] == where[None, :]
-        demand = np.where(inside, 0.0, total)
-        out = np.bincount(where, weights=demand.sum(axis=1))[where]
-        into = np.bincount(where, weights=demand.sum(axis=0))[where]
+    demand, out, into = _port_loads(total, group)
     # the N x N result is mostly the default: compute only the demanded cells
     i, j = np.nonzero(demand > 0)
     rates = np.full((nodes, nodes), float(gbps))
     rates[i, j] = gbps * demand[i, j] / np.maximum(out[i], into[j])
     if group is not None:
-        rates[inside] = np.inf
+        where = np.asarray(group)
+        rates[where[:, None] == where[None, :]] = np.inf
     np.fill_diagonal(rates, 0.0)
+    return rates
+
+
+def _port_loads(total: np.ndarray, group: np.ndarray | None) -> tuple:
+    """``(demand, out, into)`` of :func:`port_shares`: the bytes that cross ports and,
+    per node, the bytes its port sends and receives."""
+    if group is None:
+        # each node its own port: only the diagonal is inside a group
+        demand = total if not np.diagonal(total).any() else _off_diagonal(total)
+        return demand, demand.sum(axis=1), demand.sum(axis=0)
+    where = np.asarray(group)
+    demand = np.where(where[:, None] == where[None, :], 0.0, total)
+    return (demand, np.bincount(where, weights=demand.sum(axis=1))[where],
+            np.bincount(where, weights=demand.sum(axis=0))[where])
+
+
+def _shares_of_cells(total: np.ndarray, gbps: float, group: np.ndarray | None,
+                     out: np.ndarray, into: np.ndarray, i: np.ndarray, j: np.ndarray
+                     ) -> np.ndarray:
+    """``port_shares(total, gbps, group)[i, j]`` from its port loads: the same
+    arithmetic on the cells asked for."""
+    inside = i == j if group is None else group[i] == group[j]
+    cell = np.where(inside, 0.0, total[i, j])
+    rates = np.full(len(i), float(gbps))
+    hot = cell > 0
+    rates[hot] = gbps * cell[hot] / np.maximum(out[i[hot]], into[j[hot]])
+    if group is not None:
+        rates[inside] = np.inf
+    rates[i == j] = 0.0
     return rates
 
 
@@ -421,9 +525,9 @@ class ElectFlat(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
-        return Allocation(t, port_bound_s(t, self.gbps), port_shares(t.matrix_bytes, self.gbps),
-                          _member_order_rings(t),
-                          ring_gbps=port_shares(t.ring_matrix(), self.gbps),
+        levels = ((self.gbps, None),)
+        return Allocation(t, port_bound_s(t, self.gbps), _PortShares(t.matrix_bytes, levels),
+                          _member_order_rings(t), ring_gbps=_PortShares(t.ring_matrix(), levels),
                           links=port_links(t.nodes, self.gbps))
 
     sparse_pricing: ClassVar[bool] = True
@@ -443,6 +547,22 @@ def _fluid_time(loads: np.ndarray, capacity_gbps) -> float:
     if loads.size == 0:
         return 0.0
     return float(np.max(transfer_s(loads, capacity_gbps)))
+
+
+def _two_level_allocation(t: Traffic, gbps: float, group: np.ndarray,
+                          group_gbps: float) -> Allocation:
+    """A packet switch of two levels: every node's port of ``gbps`` and every group's
+    uplink of ``group_gbps`` (Elect-Cluster's servers, a Fat-tree's edges). The fluid
+    time is the busiest port or uplink; a transfer's share is the smaller of its two."""
+    total = t.total_matrix()
+    leaving = np.where(group[:, None] == group[None, :], 0.0, total)
+    up = np.bincount(group, weights=leaving.sum(axis=1))
+    down = np.bincount(group, weights=leaving.sum(axis=0))
+    time = max(port_bound_s(t, gbps), _fluid_time(np.concatenate([up, down]), group_gbps))
+    levels = ((gbps, None), (group_gbps, group))
+    return Allocation(t, time, _PortShares(t.matrix_bytes, levels), _member_order_rings(t),
+                      ring_gbps=_PortShares(t.ring_matrix(), levels),
+                      links=port_links(t.nodes, gbps, group, group_gbps))
 
 
 def _sparse_port_time_s(traffic: PairTraffic, gbps: float, nodes_per_port: int = 1) -> float:
@@ -506,21 +626,7 @@ class ElectCluster(Fabric):
 
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
-        total = t.total_matrix()
-        server = self.servers(t.nodes)
-        same = server[:, None] == server[None, :]
-        inter = np.where(same, 0.0, total)
-        nic_out = np.bincount(server, weights=inter.sum(axis=1))
-        nic_in = np.bincount(server, weights=inter.sum(axis=0))
-        time = max(port_bound_s(t, self.intra_gbps),
-                   _fluid_time(np.concatenate([nic_out, nic_in]), self.inter_gbps))
-        def shares(m):
-            return np.minimum(port_shares(m, self.intra_gbps),
-                              port_shares(m, self.inter_gbps, server))
-
-        return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
-                          ring_gbps=shares(t.ring_matrix()),
-                          links=port_links(t.nodes, self.intra_gbps, server, self.inter_gbps))
+        return _two_level_allocation(t, self.intra_gbps, self.servers(t.nodes), self.inter_gbps)
 
     sparse_pricing: ClassVar[bool] = True
 
@@ -615,21 +721,8 @@ class FatTree(Fabric):
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
         self._check_nodes(t.nodes)
-        total = t.total_matrix()
-        edge = np.arange(t.nodes) // self.hosts_per_edge
-        local = edge[:, None] == edge[None, :]
-        leaving = np.where(local, 0.0, total)
-        up = np.bincount(edge, weights=leaving.sum(axis=1))
-        down = np.bincount(edge, weights=leaving.sum(axis=0))
-        edge_gbps = self._edge_gbps
-        time = max(port_bound_s(t, self.link_gbps),
-                   _fluid_time(np.concatenate([up, down]), edge_gbps))
-        def shares(m):
-            return np.minimum(port_shares(m, self.link_gbps), port_shares(m, edge_gbps, edge))
-
-        return Allocation(t, time, shares(t.matrix_bytes), _member_order_rings(t),
-                          ring_gbps=shares(t.ring_matrix()),
-                          links=port_links(t.nodes, self.link_gbps, edge, edge_gbps))
+        return _two_level_allocation(t, self.link_gbps, np.arange(t.nodes) // self.hosts_per_edge,
+                                     self._edge_gbps)
 
     def cost_breakdown(self, nodes=None, prices=DEFAULT_PRICES):
         """Switch ports, transceivers (two per link), one NIC port per host, one fiber per link."""

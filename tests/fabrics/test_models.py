@@ -183,6 +183,51 @@ def test_port_shares_follow_their_definition(traffic, gbps, grouped, data):
                                rtol=1e-12, atol=0)
 
 
+@given(traffics(), st.sampled_from([25.0, 400.0]), st.integers(1, 4), st.data())
+def test_port_shares_of_cells_are_the_cells_of_the_whole_matrix(traffic, gbps, per_group, data):
+    # _PortShares.at prices the rings' hops without the N x N matrix: the same floats
+    n = traffic.nodes
+    group = np.arange(n) // per_group
+    for matrix in (traffic.matrix_bytes, traffic.ring_matrix()):
+        for levels in (((gbps, None),), ((gbps, None), (gbps / 3, group))):
+            whole = models._PortShares(matrix, levels)()
+            expected = models.port_shares(matrix, *levels[0])
+            if len(levels) == 2:
+                expected = np.minimum(expected, models.port_shares(matrix, *levels[1]))
+            assert np.array_equal(whole, expected)
+            cells = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                                       min_size=1, max_size=2 * n))
+            i, j = (np.array(c) for c in zip(*cells))
+            shares = models._PortShares(matrix, levels)
+            assert np.array_equal(shares.at(i, j), whole[i, j])
+            assert np.array_equal(shares.at(j, i), whole[j, i])     # loads kept, reused
+            i, j = np.indices((n, n)).reshape(2, -1)
+            assert np.array_equal(shares.at(i, j), whole[i, j])
+
+
+@settings(max_examples=30)
+@given(traffics(), st.sampled_from([25.0, 400.0]))
+def test_a_packet_switch_prices_its_rings_before_and_after_its_rates_are_made(traffic, b):
+    for fabric in (ElectFlat(b), ElectCluster(b, b / 4, gpus_per_server=2),
+                   FatTree(traffic.nodes, b, oversubscription=2.0, hosts_per_edge=2)):
+        lazy, made = fabric.allocate(traffic), fabric.allocate(traffic)
+        assert isinstance(made.pair_gbps, np.ndarray) and isinstance(made.ring_gbps, np.ndarray)
+        assert made.pair_gbps is made.pair_gbps                  # made once, then kept
+        assert lazy.allreduce_s() == made.allreduce_s()
+        assert np.array_equal(lazy.pair_gbps, made.pair_gbps)
+        with pytest.raises(AttributeError):
+            made.pair_gbps = np.zeros((traffic.nodes, traffic.nodes))     # frozen
+
+
+def test_an_allocation_given_arrays_keeps_them():
+    rates = np.array([[0.0, 2.0], [3.0, 0.0]])
+    a = models.Allocation(Traffic([[0, 1e9], [0, 0]]), 1.0, rates)
+    assert a.pair_gbps is rates and a.ring_gbps is None
+    assert a.allreduce_s() == 0.0
+    with pytest.raises(TypeError, match="pair_gbps"):
+        models.Allocation(Traffic([[0, 1e9], [0, 0]]), 1.0)
+
+
 def test_the_allreduce_gets_the_port_after_the_step_on_a_switch_not_on_circuits():
     m = np.zeros((4, 4))
     m[0, 1] = 9e9                                   # a heavy model-parallel transfer
