@@ -41,13 +41,6 @@ def require_feasible(instance: CircuitsInstance) -> None:
                                      f"{q} ports (switches = {q})")
 
 
-def _counts_for(traffic: np.ndarray, demanded: np.ndarray, bytes_per_circuit: float,
-                switches: int) -> np.ndarray:
-    counts = np.zeros(traffic.shape, dtype=np.int64)
-    counts[demanded] = links_needed(traffic[demanded], bytes_per_circuit, switches)
-    return counts
-
-
 def exact_counts(instance: CircuitsInstance) -> np.ndarray:
     """The circuit counts that minimize the longest transfer time.
 
@@ -64,16 +57,23 @@ def exact_counts(instance: CircuitsInstance) -> np.ndarray:
     """
     require_feasible(instance)
     traffic = instance.traffic
-    demanded = traffic > 0
-    q = instance.switches
-    if not demanded.any():
-        return np.zeros(traffic.shape, dtype=np.int64)
-    def feasible(u: float) -> bool:
-        c = _counts_for(traffic, demanded, u, q)
-        return c.sum(axis=1).max() <= q and c.sum(axis=0).max() <= q
+    q, n = instance.switches, traffic.shape[0]
+    # the demanded cells in row-major order, as traffic[traffic > 0] lists them: each
+    # bisection step sums their counts (whole numbers, so in any order exactly)
+    # instead of N x N ones
+    rows, cols = np.nonzero(traffic > 0)
+    sizes = traffic[rows, cols]
 
-    # u = max T (one circuit each) is feasible: require_feasible passed.
-    return _counts_for(traffic, demanded, smallest_feasible_load(traffic[demanded], q, feasible), q)
+    def feasible(u: float) -> bool:
+        c = links_needed(sizes, u, q)
+        return (np.bincount(rows, weights=c, minlength=n).max() <= q
+                and np.bincount(cols, weights=c, minlength=n).max() <= q)
+
+    counts = np.zeros(traffic.shape, dtype=np.int64)
+    if len(sizes):
+        # u = max T (one circuit each) is feasible: require_feasible passed.
+        counts[rows, cols] = links_needed(sizes, smallest_feasible_load(sizes, q, feasible), q)
+    return counts
 
 
 def greedy_counts(instance: CircuitsInstance) -> np.ndarray:

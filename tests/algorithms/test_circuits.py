@@ -11,6 +11,7 @@ from fabricopt import InfeasibleInstance
 from fabricopt.algorithms.circuits import decompose, exact, exact_counts, greedy
 from fabricopt.problems import check, evaluate
 from fabricopt.problems.circuits import CircuitsInstance
+from fabricopt.problems._transfer import links_needed, smallest_feasible_load
 from fabricopt.testing import instances
 
 
@@ -44,6 +45,34 @@ def test_greedy_equals_exact(inst):
     # greedy is optimal too (see its Notes): two independent exact algorithms agree.
     # Feasibility and bounds of every method: check_method in tests/testing/.
     assert evaluate(inst, greedy(inst)) == pytest.approx(evaluate(inst, exact(inst)), rel=1e-9)
+
+
+def _dense_exact_counts(inst):
+    """exact_counts by its docstring on N x N count matrices: every candidate load's
+    counts in full, feasible when no row or column sum passes Q."""
+    traffic, q = inst.traffic, inst.switches
+    demanded = traffic > 0
+
+    def counts_for(u):
+        c = np.zeros(traffic.shape, dtype=np.int64)
+        c[demanded] = links_needed(traffic[demanded], u, q)
+        return c
+
+    def feasible(u):
+        c = counts_for(u)
+        return c.sum(axis=1).max() <= q and c.sum(axis=0).max() <= q
+
+    if not demanded.any():
+        return np.zeros(traffic.shape, dtype=np.int64)
+    return counts_for(smallest_feasible_load(traffic[demanded], q, feasible))
+
+
+@given(instances("circuits", max_size=12, max_switches=6))
+def test_exact_counts_equal_the_dense_bisection(inst):
+    # infeasible instances raise before any counting (test_too_many_peers_is_infeasible)
+    assume(max((inst.traffic > 0).sum(axis=1).max(), (inst.traffic > 0).sum(axis=0).max())
+           <= inst.switches)
+    assert np.array_equal(exact_counts(inst), _dense_exact_counts(inst))
 
 
 @given(st.integers(1, 6), st.integers(1, 5), st.integers(0, 2**32 - 1))
