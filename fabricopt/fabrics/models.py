@@ -67,8 +67,8 @@ from fabricopt.methods.registry import get_method
 from fabricopt.methods.result import Result, relative_gap
 from fabricopt.fabrics.flows import Links, pair_links, port_links
 from fabricopt.fabrics.prices import DEFAULT_PRICES, Prices, fat_tree_counts
-from fabricopt.fabrics.traffic import (PairTraffic, Traffic, as_traffic, port_bound_s,
-                                       ring_allreduce_bytes, transfer_s)
+from fabricopt.fabrics.traffic import (PairTraffic, Traffic, _port_bound_of, as_traffic,
+                                       port_bound_s, ring_allreduce_bytes, transfer_s)
 
 __all__ = ["Allocation", "Fabric", "ElectFlat", "ElectCluster", "FatTree", "SipOcs", "SipRing",
            "DirectConnect", "cost_matched_fat_tree", "method_available", "port_shares"]
@@ -558,7 +558,7 @@ def _two_level_allocation(t: Traffic, gbps: float, group: np.ndarray,
     leaving = np.where(group[:, None] == group[None, :], 0.0, total)
     up = np.bincount(group, weights=leaving.sum(axis=1))
     down = np.bincount(group, weights=leaving.sum(axis=0))
-    time = max(port_bound_s(t, gbps), _fluid_time(np.concatenate([up, down]), group_gbps))
+    time = max(_port_bound_of(total, gbps), _fluid_time(np.concatenate([up, down]), group_gbps))
     levels = ((gbps, None), (group_gbps, group))
     return Allocation(t, time, _PortShares(t.matrix_bytes, levels), _member_order_rings(t),
                       ring_gbps=_PortShares(t.ring_matrix(), levels),

@@ -104,7 +104,24 @@ class Traffic:
             i = int(np.flatnonzero(np.diag(m))[0])
             fail(f"traffic_bytes[{i}][{i}]", float(m[i, i]), "the diagonal must be 0")
         m.flags.writeable = False
-        n = m.shape[0]
+        object.__setattr__(self, "matrix_bytes", m)
+        self._set_groups()
+
+    @classmethod
+    def _of_valid_matrix(cls, matrix: np.ndarray, allreduce) -> "Traffic":
+        """``Traffic(matrix, allreduce)`` of a fresh float ``matrix`` its maker has
+        validated as the constructor would (so kept, not copied, and not read again
+        cell by cell); the groups are checked as always."""
+        out = object.__new__(cls)
+        matrix.flags.writeable = False
+        object.__setattr__(out, "matrix_bytes", matrix)
+        object.__setattr__(out, "allreduce", allreduce)
+        out._set_groups()
+        return out
+
+    def _set_groups(self) -> None:
+        """Check ``allreduce`` against the matrix's nodes and keep it as AllReduce tuples."""
+        n = self.matrix_bytes.shape[0]
         groups = []
         for k, g in enumerate(as_list("allreduce", self.allreduce)):
             if isinstance(g, Mapping):
@@ -122,7 +139,6 @@ class Traffic:
                 fail(f"allreduce[{k}].members", list(members), "must have at least 2 nodes")
             groups.append(AllReduce(members, as_float(f"allreduce[{k}].bytes", g.bytes,
                                                       minimum=0.0)))
-        object.__setattr__(self, "matrix_bytes", m)
         object.__setattr__(self, "allreduce", tuple(groups))
 
     @property
@@ -224,7 +240,11 @@ def port_bound_s(traffic, gbps: float) -> float:
     >>> port_bound_s([[0, 1e9, 1e9], [0, 0, 0], [0, 0, 0]], 8.0)
     2.0
     """
-    total = as_traffic(traffic).total_matrix()
+    return _port_bound_of(as_traffic(traffic).total_matrix(), gbps)
+
+
+def _port_bound_of(total: np.ndarray, gbps: float) -> float:
+    """:func:`port_bound_s` of the N x N total traffic."""
     busiest = max(total.sum(axis=1).max(), total.sum(axis=0).max())
     return float(transfer_s(busiest, gbps))
 
@@ -272,7 +292,12 @@ def hybrid_traffic(mp_bytes, params_bytes: Sequence[float], k: int, l: int) -> T
     mp = np.array(mp_bytes, dtype=float)
     if mp.shape != (k, k):
         raise InvalidInstance(f"mp_bytes: has shape {mp.shape}, expected ({k}, {k})")
-    return Traffic(_block_diagonal(mp, l), dp_groups(params_bytes, k, l))
+    groups = dp_groups(params_bytes, k, l)
+    if np.isfinite(mp).all() and not (mp < 0).any() and not np.diag(mp).any():
+        # every cell of the block diagonal is one of mp's or +0.0: mp is the check
+        return Traffic._of_valid_matrix(_block_diagonal(mp, l), groups)
+    # the constructor names the bad cell: the first in row-major order is mp's own
+    return Traffic(_block_diagonal(mp, l), groups)
 
 
 def _block_diagonal(mp: np.ndarray, l: int) -> np.ndarray:

@@ -84,6 +84,42 @@ def test_the_block_diagonal_is_kron_cell_for_cell(cells, l):
     assert got.tobytes() == want.tobytes()       # signs of zero and NaNs included
 
 
+@st.composite
+def _mp_blocks(draw):
+    """A k x k model-parallel block, valid or with one bad cell (the diagonal included)."""
+    k = draw(st.integers(2, 5))
+    cells = draw(st.lists(st.sampled_from([0.0, -0.0, 1.0, 2.5e9, 1e-300]), min_size=k * k,
+                          max_size=k * k))
+    mp = np.array(cells).reshape(k, k)
+    np.fill_diagonal(mp, 0.0)
+    bad = draw(st.sampled_from([None, -3.0, float("inf"), float("nan"), 1.0]))
+    if bad is not None:
+        i = draw(st.integers(0, k - 1))
+        j = i if bad == 1.0 else (i + draw(st.integers(0, k - 1))) % k
+        mp[i, j] = bad
+    return mp
+
+
+@given(_mp_blocks(), st.integers(1, 5),
+       st.lists(st.sampled_from([0.0, 4.0, 1e9]), min_size=5, max_size=5))
+def test_hybrid_traffic_is_the_traffic_of_its_block_diagonal(mp, l, params):
+    # hybrid_traffic checks the k x k block and keeps the block diagonal it builds: the
+    # traffic (every byte, and every refusal's message) of the checked constructor
+    k = mp.shape[0]
+
+    def outcome(build):
+        try:
+            t = build()
+        except InvalidInstance as exc:
+            return str(exc)
+        return (t.matrix_bytes.tobytes(), t.matrix_bytes.flags.writeable,
+                [(g.members, g.bytes) for g in t.allreduce], t.ring_matrix().tobytes())
+
+    with np.errstate(invalid="ignore"):
+        reference = outcome(lambda: Traffic(np.kron(np.eye(l), mp), dp_groups(params[:k], k, l)))
+        assert outcome(lambda: hybrid_traffic(mp, params[:k], k, l)) == reference
+
+
 @given(st.lists(st.sampled_from([0, 1, 2, 3, -1, 4, 1.0, True, np.int64(2), "a"]),
                 min_size=0, max_size=4))
 def test_allreduce_members_read_as_cell_by_cell(members):
