@@ -195,7 +195,7 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
         for key in [key for key in cache if key[1] > 1 and key[-1] < floor]:
             del cache[key]
         found: dict = {}
-        priced: dict = {name: [] for name in names}
+        priced: dict = {name: _PricedPlans() for name in names}
         placed: dict = {name: [] for name in names}
         for name in names:
             if isinstance(best_plan[name], SolverUnavailable):
@@ -214,11 +214,11 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
         # Every fabric may use any placement found at this point that keeps within its
         # degree limit: Elect-Flat, with none, prices them all.
         pool = {id(p): p for ps in placed.values() for p in ps}
-        pool.update((id(t.plan), t.plan) for ts in priced.values() for t in ts)
+        pool.update((id(p), p) for ps in priced.values() for p in ps)
         for name in names:
             if isinstance(found[name], SolverUnavailable):
                 continue
-            seen = {id(t.plan) for t in priced[name]} | {id(p) for p in placed[name]}
+            seen = {id(p) for p in priced[name]} | {id(p) for p in placed[name]}
             extra = [p for i, p in pool.items() if i not in seen and p.fits(fabric[name])]
             if not extra:
                 continue
@@ -251,6 +251,15 @@ def compare(workload, gpus: int, bandwidths: Sequence[float] = SIPML_BANDWIDTHS,
                     f"{row.iteration_s * 1e3:.3f} ms (k={row.k}, l={row.l})"
                     if row.iteration_s is not None else row.note))
     return [row for name in names for row in rows[name]]
+
+
+class _PricedPlans(list):
+    """The ``priced`` list of a search that keeps each priced iteration's plan (a
+    one-GPU fallback's included) and drops the rest: an iteration holds its fabric's
+    allocation, N x N arrays that at 4,096 GPUs take hundreds of MB each."""
+
+    def append(self, iteration) -> None:
+        super().append(iteration.plan)
 
 
 def _fmt(x, scale=1.0, digits=4):

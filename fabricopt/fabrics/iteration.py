@@ -733,8 +733,11 @@ def iteration_time(workload, fabric: Fabric, gpus: int, k: int | None = None,
 
 #: Fabric configurations remembered for the traffic they were made for: a search
 #: prices the same traffic on one fabric many times (every one-GPU fallback of a
-#: (k, l), the placements other fabrics found); at most this many, newest kept.
+#: (k, l), the placements other fabrics found); at most this many, newest kept, and
+#: fewer for more GPUs (each holds N x N arrays): as many as hold
+#: :data:`_ALLOCATIONS_MAX_CELLS` cells per matrix, and never fewer than two.
 _ALLOCATIONS_MAX = 16
+_ALLOCATIONS_MAX_CELLS = 16 * 1024 ** 2
 _allocations: OrderedDict = OrderedDict()
 
 
@@ -756,7 +759,8 @@ def _remembered(cache: OrderedDict, limit: int, key, make: Callable[[], Any]):
 
 def _allocate(fabric: Fabric, plan: Plan) -> Allocation:
     """``fabric.allocate(plan.traffic())``, remembered per fabric and traffic."""
-    return _remembered(_allocations, _ALLOCATIONS_MAX, (fabric,) + _traffic_key(plan),
+    limit = min(_ALLOCATIONS_MAX, max(2, _ALLOCATIONS_MAX_CELLS // plan.gpus ** 2))
+    return _remembered(_allocations, limit, (fabric,) + _traffic_key(plan),
                        lambda: fabric.allocate(plan.traffic()))
 
 

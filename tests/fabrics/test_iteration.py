@@ -253,6 +253,20 @@ def test_remembered_configurations_price_as_fresh_ones(plan):
     assert len(iteration._allocations) <= iteration._ALLOCATIONS_MAX
 
 
+def test_fewer_configurations_are_remembered_for_more_gpus(monkeypatch):
+    # each holds N x N arrays: the cache's cell budget, and never fewer than two
+    import fabricopt.fabrics.iteration as iteration
+
+    monkeypatch.setattr(iteration, "_ALLOCATIONS_MAX_CELLS", 3 * 8 ** 2)
+    iteration._allocations.clear()
+    for gbps in (100.0, 200.0, 300.0, 400.0, 500.0):
+        iteration_time(TOY, ElectFlat(gbps), 8, 2, 4)
+        assert len(iteration._allocations) <= 3
+    for gbps in (100.0, 200.0, 300.0):
+        iteration_time(TOY, ElectFlat(gbps), 16, 2, 8)
+    assert len(iteration._allocations) == 2
+
+
 @settings(max_examples=20)
 @given(random_plans())
 def test_a_plan_gives_one_traffic_object_equal_to_a_fresh_one(plan):
