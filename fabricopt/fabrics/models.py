@@ -554,7 +554,7 @@ def _two_level_allocation(t: Traffic, gbps: float, group: np.ndarray,
     """A packet switch of two levels: every node's port of ``gbps`` and every group's
     uplink of ``group_gbps`` (Elect-Cluster's servers, a Fat-tree's edges). The fluid
     time is the busiest port or uplink; a transfer's share is the smaller of its two."""
-    total = t.total_matrix()
+    total = t._total
     leaving = np.where(group[:, None] == group[None, :], 0.0, total)
     up = np.bincount(group, weights=leaving.sum(axis=1))
     down = np.bincount(group, weights=leaving.sum(axis=0))
@@ -832,8 +832,7 @@ class SipOcs(Fabric):
             return idle
         # the instance of self.instance(t), from the matrix without a round trip
         # through a million Python floats
-        instance = CircuitsInstance(self.switches, self.circuit_gbps,
-                                    np.asarray(t.total_matrix(), dtype=float))
+        instance = CircuitsInstance(self.switches, self.circuit_gbps, t._total)
         shipped = _shipped_counts(self.method)
         if shipped is not None:
             result, counts = _counts_configuration(self, instance, *shipped)
@@ -922,7 +921,7 @@ class SipRing(Fabric):
         return {"problem": "wavelengths", "nodes": t.nodes, "wavelengths": self.wavelengths,
                 "wavelength_gbps": self.wavelength_gbps,
                 "max_hops": max(1, min(self.max_hops, t.nodes - 1)),
-                "traffic_bytes": np.asarray(t.total_matrix(), dtype=float)}
+                "traffic_bytes": t._total}
 
     def _check_reach(self, total: np.ndarray) -> None:
         n = total.shape[0]
@@ -974,7 +973,7 @@ class SipRing(Fabric):
         t = as_traffic(traffic)
         if (idle := _idle(t)) is not None:
             return idle
-        self._check_reach(t.total_matrix())
+        self._check_reach(t._total)
         result = _solve(self, "wavelengths", self.method, self._wavelengths_instance(t))
         # lightpaths per pair, read from the checked schedule's arrays
         src, dst, _, _ = result.solution.arrays

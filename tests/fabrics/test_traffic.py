@@ -35,6 +35,15 @@ def test_ring_allreduce_sends_two_g_minus_one_over_g(g, nbytes):
     assert ring.sum() == pytest.approx(2 * (g - 1) * nbytes)
 
 
+def test_the_total_is_a_fresh_array_each_call_over_one_kept_sum():
+    t = Traffic([[0, 5], [0, 0]], [{"members": [0, 1], "bytes": 4}])
+    first, second = t.total_matrix(), t.total_matrix()
+    assert first is not second and first.flags.writeable
+    first[0, 1] = -1.0                  # the caller's own: the traffic is unchanged
+    assert second.tobytes() == (t.matrix_bytes + t.ring_matrix()).tobytes()
+    assert t.total_matrix().tolist() == [[0.0, 9.0], [4.0, 0.0]]
+
+
 def test_port_bound_takes_the_busier_direction():
     m = np.zeros((3, 3))
     m[1, 0] = m[2, 0] = 1e9        # GPU 0 receives 2 GB

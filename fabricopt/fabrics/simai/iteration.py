@@ -206,7 +206,7 @@ class Delivery:
             return float(self.fabric.allocate(traffic).comm_time_s)
         if self._solution is None:
             # configured from circuit counts alone (SiP-OCS): each pair keeps its rate
-            return self.allocation.dedicated_time_s(traffic.total_matrix()) * self._scale
+            return self.allocation.dedicated_time_s(traffic._total) * self._scale
         instance = instance_from_dict(self.fabric.instance(traffic))
         return float(evaluate(instance, self._solution)) * self._scale
 
@@ -276,7 +276,7 @@ class MutableRingDelivery(Delivery):
 
     def traffic_seconds(self, per_member, pipeline_scale):
         traffic = self._split(per_member, pipeline_scale)
-        if not traffic.total_matrix().any():
+        if not traffic._total.any():
             return 0.0
         return self._priced(traffic)
 
