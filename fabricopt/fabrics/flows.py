@@ -144,12 +144,19 @@ def port_links(nodes: int, gbps: float, group: np.ndarray | None = None,
             return (i, n + j)
         return (i, n + j, 2 * n + gi, 2 * n + groups + gj)
 
+    # each group's first and last node: the nodes of a set of groups span from the
+    # least first to the greatest last
+    first = np.full(groups, n, dtype=np.int64)
+    last = np.full(groups, -1, dtype=np.int64)
+    np.minimum.at(first, where, np.arange(n))
+    np.maximum.at(last, where, np.arange(n))
+
     def key(base: int, k: int):
         # A group owns its uplinks when no server holds GPUs of two groups, or when
         # it lies inside one server (its transfers then never leave the server).
         local = where[base:base + k]
-        inside = np.flatnonzero(np.isin(where, local))
-        if local.min() == local.max() or (inside.min() == base and inside.max() == base + k - 1):
+        if local.min() == local.max() or (first[local].min() == base
+                                          and last[local].max() == base + k - 1):
             return tuple((local - local[0]).tolist())
         return _SHARED
 

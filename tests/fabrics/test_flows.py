@@ -164,3 +164,18 @@ def test_groups_alone_or_together_give_the_same_step(schedule, l):
         alone = step_s(ops, deps, gpu, k, l, links)
         together = step_s(ops, deps, gpu, k, l, Links(links.capacity_gbps, links.route, None))
         assert alone == pytest.approx(together, rel=1e-9)
+
+
+@given(st.lists(st.integers(0, 4), min_size=1, max_size=12), st.data())
+def test_a_group_owns_its_uplinks_exactly_when_no_other_node_shares_its_servers(where, data):
+    # the key's definition: the nodes of the group's servers are the group's own
+    n = len(where)
+    links = port_links(n, 8.0, np.array(where), 2.0)
+    k = data.draw(st.integers(1, n))
+    base = data.draw(st.integers(0, n - k))
+    local = np.array(where[base:base + k])
+    inside = np.flatnonzero(np.isin(where, local))
+    own = local.min() == local.max() or (inside.min() == base and inside.max() == base + k - 1)
+    key = links.group_key(base, k)
+    assert (key == tuple((local - local[0]).tolist())) if own else (key is not None
+                                                                   and not isinstance(key, tuple))
