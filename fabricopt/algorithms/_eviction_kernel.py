@@ -50,19 +50,10 @@ def best_eviction(owner, segs, pid_pair, pair_src, pair_dst, count, size, k, src
         bytes among the pairs that lose lightpaths, 0 when none does), the ids evicted.
         Ties go to the lowest wavelength.
     """
-    return _best_eviction(owner, segs, pid_pair, pair_src, pair_dst, count, size, k,
-                          src_load, dst_load, src_others, dst_others, w, limit,
-                          np.zeros(len(count), np.int64))
-
-
-@njit(cache=True)
-def _best_eviction(owner, segs, pid_pair, pair_src, pair_dst, count, size, k, src_load,
-                   dst_load, src_others, dst_others, w, limit, lost):
-    """:func:`best_eviction` with ``lost``, all zeros per pair, as scratch (all zeros
-    again on return), so that a caller searching many times allocates it once."""
     h = len(segs)
     victims = np.empty(h + 2, np.int64)
     best_victims = np.empty(h + 2, np.int64)
+    lost = np.zeros(len(count), np.int64)
     best_wl, best_harm, best_n = _NONE, 0.0, 0
     for wl in range(w):
         nv = 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fabricopt.algorithms._eviction_kernel import _best_eviction
+from fabricopt.algorithms._eviction_kernel import best_eviction
 
 _NONE = -1
 _ONE = np.uint64(1)
@@ -79,7 +79,6 @@ def fill_up(used, owner, tx, rx, count, pid_pair, pid_ccw, pid_wl, alive, next_i
         left = w - 64 * j
         full[j] = _ALL if left >= 64 else (_ONE << np.uint64(left)) - _ONE
     free = np.empty(words, np.uint64)
-    lost = np.zeros(len(count), np.int64)       # the eviction search's scratch, per pair
     while m > 0:
         if next_id >= len(pid_pair):
             return False, next_id
@@ -91,7 +90,7 @@ def fill_up(used, owner, tx, rx, count, pid_pair, pid_ccw, pid_wl, alive, next_i
         if placed == _NONE and evict:
             victims = _eviction(k, size[k] / count[k], owner, tx, rx, count, pid_pair,
                                 arc_first, arc_hops, ccw_first, pair_src, pair_dst, size, w,
-                                by_src, n_src, by_dst, n_dst, lost)
+                                by_src, n_src, by_dst, n_dst)
             if len(victims):
                 for v in victims:
                     _remove(v, used, owner, tx, rx, count, pid_pair, pid_ccw, pid_wl, alive,
@@ -179,11 +178,10 @@ def _remove(pid, used, owner, tx, rx, count, pid_pair, pid_ccw, pid_wl, alive, a
 
 @njit(cache=True)
 def _eviction(k, limit, owner, tx, rx, count, pid_pair, arc_first, arc_hops, ccw_first,
-              pair_src, pair_dst, size, w, by_src, n_src, by_dst, n_dst, lost):
+              pair_src, pair_dst, size, w, by_src, n_src, by_dst, n_dst):
     """``_eviction_compiled``: the ids to evict for one more lightpath of pair k, the
     least harmful choice over its arcs (ties: the earlier arc); empty when none
-    qualifies (a qualifying choice evicts at least one lightpath, else k was placed).
-    ``lost`` is the search's scratch (:func:`_best_eviction`)."""
+    qualifies (a qualifying choice evicts at least one lightpath, else k was placed)."""
     src, dst = pair_src[k], pair_dst[k]
     src_load, dst_load = tx[src], rx[dst]
     src_others = _others(by_src, n_src, src, pid_pair, k, src_load >= w)
@@ -197,9 +195,9 @@ def _eviction(k, limit, owner, tx, rx, count, pid_pair, arc_first, arc_hops, ccw
         if h == 0:
             continue
         segs = (arc_first[k, ccw] + np.arange(h)) % n
-        wl, harm, victims = _best_eviction(owner[ccw], segs, pid_pair, pair_src, pair_dst,
-                                           count, size, k, src_load, dst_load, src_others,
-                                           dst_others, w, limit, lost)
+        wl, harm, victims = best_eviction(owner[ccw], segs, pid_pair, pair_src, pair_dst,
+                                          count, size, k, src_load, dst_load, src_others,
+                                          dst_others, w, limit)
         if wl >= 0 and (not found or harm < best_harm):
             found, best_harm, best = True, harm, victims
     return best
