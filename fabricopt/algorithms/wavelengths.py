@@ -17,7 +17,6 @@ References
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from functools import reduce
@@ -27,6 +26,7 @@ from typing import Mapping
 import numpy as np
 
 from fabricopt.algorithms._eviction_kernel import best_eviction
+from fabricopt.algorithms._fill_kernel import fill_up
 from fabricopt.algorithms._first_fit_kernel import colour_line, hold
 from fabricopt.problems.wavelengths import (WavelengthsInstance, WavelengthsSolution, arc,
                                             require_feasible)
@@ -198,6 +198,13 @@ class _Pairs:
         self.src_array = np.asarray(src, np.int64)
         self.dst_array = np.asarray(dst, np.int64)
         self.size_array = np.asarray(size, np.float64)
+        # The arcs as arrays, for the compiled fill-up: per pair and fiber (cw, ccw) the
+        # first segment and the length, 0 out of reach; ccw is tried first when shorter.
+        self.arc_first = np.stack([src, (dst + 1) % n], axis=1).astype(np.int64)
+        self.arc_hops = np.stack([np.where(cw_hops <= reach, cw_hops, 0),
+                                  np.where(ccw_hops <= reach, ccw_hops, 0)],
+                                 axis=1).astype(np.int64)
+        self.ccw_first = np.asarray(ccw_hops < cw_hops, bool)
 
     def __len__(self) -> int:
         return len(self.src)
@@ -393,17 +400,39 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
 
     Without eviction, resources only shrink, so once the slowest pair is stuck the
     objective is final. With ``evict``, a stuck slowest pair may take a wavelength from
-    lightpaths of pairs that stay strictly faster than it is now; each such move leaves
-    one pair fewer at the current maximum, so the loop ends.
+    lightpaths of pairs that stay strictly faster than it is now (:func:`_force`); each
+    such move leaves one pair fewer at the current maximum, so the loop ends. Runs as the
+    compiled :func:`~fabricopt.algorithms._fill_kernel.fill_up` on the schedule's arrays.
     """
-    size, count = state.pairs.size, state.count
-    heap = list(zip((-state.pairs.size_array / state.count_array).tolist(), range(len(count))))
-    heapq.heapify(heap)
-    while heap:
-        _, k = heapq.heappop(heap)
-        if state.place(k) is None and not (evict and _force(state, k, size[k] / count[k])):
-            break
-        heapq.heappush(heap, (-size[k] / count[k], k))
+    pairs = state.pairs
+    n, words = len(state.tx), (state.w + 63) // 64
+    used = np.stack([_words(state.used[ccw], words) for ccw in (False, True)])
+    tx, rx = np.array(state.tx, np.int64), np.array(state.rx, np.int64)
+    # A heap of (-T/n, pair), least first: the slowest pair, ties to the lower pair.
+    heap_key = -pairs.size_array / state.count_array
+    heap_pair = np.arange(len(pairs), dtype=np.int64)
+    done = False
+    while not done:                   # the kernel stops when the id arrays are full
+        state._reserve(1)
+        done, state._next_id = fill_up(
+            used, state.owner, tx, rx, state.count_array, state.pid_pair, state.pid_ccw,
+            state.pid_wl, state.alive, state._next_id, pairs.arc_first, pairs.arc_hops,
+            pairs.ccw_first, pairs.src_array, pairs.dst_array, pairs.size_array, heap_key,
+            heap_pair, state.w, evict)
+    for ccw in (False, True):
+        state.used[ccw][:] = _bitmasks(used[int(ccw)])
+    state.tx[:], state.rx[:] = tx.tolist(), rx.tolist()
+    state.count[:] = state.count_array.tolist()
+    state.sourced.forget()
+    state.sunk.forget()
+
+
+def _words(masks: list[int], words: int) -> np.ndarray:
+    """:func:`_bitmasks` inverted: per Python int of ``masks``, ``words`` uint64 words."""
+    if words == 1:
+        return np.array(masks, np.uint64).reshape(len(masks), 1)
+    raw = b"".join(mask.to_bytes(8 * words, "little") for mask in masks)
+    return np.frombuffer(raw, "<u8").reshape(len(masks), words).astype(np.uint64)
 
 
 def _relocate(state: _Schedule, k: int) -> bool:

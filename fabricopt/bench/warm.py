@@ -22,8 +22,9 @@ __all__ = ["WARM_UPS", "warm", "warm_fabrics", "warm_all"]
 #: GPUs with 1 peer, ``unconstrained``) and the local search's list schedule and
 #: circulant schedule (``sipml-ls``); crux's contention simulator (every method's
 #: scoring); topology's shortest-path walk (every heuristic's routing); SiP-Ring's
-#: first-fit colouring and eviction search (``mcf``'s rounding and fill-up, which ends
-#: with a search however small the ring).
+#: first-fit colouring and fill-up (``mcf``'s rounding and fill-up; the eviction search
+#: the rounding runs for a pair it left unserved is loaded by :func:`_eviction_search`,
+#: as no ring small enough to warm up on leaves one).
 WARM_UPS: dict[str, tuple[tuple[str, dict], ...]] = {
     "placement": (("sipml", {"ops": 8, "gpus": 3, "max_peers": 1}),
                   ("unconstrained", {"ops": 8, "gpus": 3, "max_peers": 1}),
@@ -50,6 +51,19 @@ def warm(kind: str) -> None:
 
     for method, sizes in WARM_UPS.get(kind, ()):
         solve(generate(kind, seed=0, **sizes), method)
+    if kind == "wavelengths":
+        _eviction_search()
+
+
+def _eviction_search() -> None:
+    """Load SiP-Ring's eviction search as ``mcf``'s rounding calls it (on an empty
+    schedule of the warm-up ring: the arrays' types are what matter)."""
+    from fabricopt.algorithms import wavelengths as heuristics
+    from fabricopt.problems import generate
+
+    instance = generate("wavelengths", seed=0, **dict(WARM_UPS["wavelengths"])["mcf"])
+    pairs = heuristics._Pairs(instance)
+    heuristics._eviction_compiled(heuristics._Schedule(instance, pairs), 0, float("inf"))
 
 
 @functools.lru_cache(maxsize=None)

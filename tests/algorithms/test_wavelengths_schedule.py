@@ -4,6 +4,7 @@ same colours and busy bitmasks as the Python loop."""
 
 import pathlib
 import sys
+from collections import Counter
 from unittest import mock
 
 import numpy as np
@@ -16,6 +17,7 @@ from fabricopt.problems import check
 from fabricopt.problems.wavelengths import WavelengthsInstance, generate
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+import _fill_reference as fill_reference  # noqa: E402
 import _wavelengths_reference as reference  # noqa: E402
 
 
@@ -160,7 +162,9 @@ def test_mcf_fill_up_evicts_as_the_python_search_on_a_tight_ring():
         outcomes.append(None if chosen is None else len(chosen))
         return chosen
 
-    with mock.patch.object(heuristics, "_eviction_compiled", both):
+    # The fill-up's evictions are the Python loop's, checked against the compiled one.
+    with mock.patch.object(heuristics, "_eviction_compiled", both), \
+            mock.patch.object(heuristics, "_augment", fill_reference.checked(Counter())):
         _same(instance, flows, seed=0, rounds=2)
     assert outcomes == [2, 3, None, 2, 3, None]   # two evictions, then stuck, per round
 
