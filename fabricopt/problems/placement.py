@@ -25,6 +25,7 @@ import numpy as np
 
 from fabricopt.problems.tolerances import FEASIBILITY_RTOL as _FEASIBILITY_RTOL
 from fabricopt.errors import InvalidInstance, InvalidSolution
+from fabricopt.problems._array_mapping import ArrayMapping
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
                                        check_magnitude, check_rate, check_transfer)
@@ -414,8 +415,9 @@ class PlacementSolution:
     @classmethod
     def _from_arrays(cls, ids: Sequence[str], gpu: Sequence[int], start_s: Sequence[float]
                      ) -> tuple["PlacementSolution", np.ndarray | None, np.ndarray | None]:
-        """:meth:`_from_lists` and, when the values passed as arrays, those arrays
-        (``None, None`` when the validating constructor took them)."""
+        """:meth:`_from_lists` and, when the values passed as arrays of one entry per
+        id, read-only copies of them, which its mappings read when first read
+        themselves (:class:`ArrayMapping`); ``None, None`` otherwise."""
         gpus = np.asarray(gpu)
         starts = np.asarray(start_s, dtype=float)
         if (len(gpus) and (gpus.dtype.kind not in "iu" or gpus.min() < 0
@@ -424,8 +426,18 @@ class PlacementSolution:
                         and not ((starts != 0) & (np.abs(starts) < MIN_MAGNITUDE)).any()):
             return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s))), None, None
         out = object.__new__(cls)
-        object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
-        object.__setattr__(out, "start_s", MappingProxyType(dict(zip(ids, starts.tolist()))))
+        ids = ids if type(ids) is tuple else tuple(ids)
+        if not gpus.shape == starts.shape == (len(ids),):
+            # zip's pairs, as many as the shortest, each value as tolist makes it
+            object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
+            object.__setattr__(out, "start_s",
+                               MappingProxyType(dict(zip(ids, starts.tolist()))))
+            return out, None, None
+        # copies: the caller's arrays may change, the mappings made later must not
+        # (int64 holds every GPU index, and tolist gives the same Python ints)
+        gpus, starts = _frozen(gpus.astype(np.int64)), _frozen(starts.copy())
+        object.__setattr__(out, "gpu", ArrayMapping(ids, gpus))
+        object.__setattr__(out, "start_s", ArrayMapping(ids, starts))
         return out, gpus, starts
 
     @classmethod
@@ -434,14 +446,12 @@ class PlacementSolution:
         """:meth:`_from_lists` of ``instance``'s op ids (``gpu[k]``, ``start_s[k]`` for
         ``instance.ops[k]``), which also keeps the two as read-only arrays for
         :func:`check`, :func:`evaluate` and the cost model to read instead of looking
-        every op id up. The arrays are copies holding the very values of the mappings
-        (made from the same validated arrays; neither can change) and are read only
-        for an instance with these very ``ops`` (see :func:`solution_arrays`)."""
+        every op id up. The arrays are the ones the mappings read (neither can change)
+        and are read only for an instance with these very ``ops`` (see
+        :func:`solution_arrays`)."""
         out, gpus, starts = cls._from_arrays(instance._ids, gpu, start_s)
-        if gpus is not None and gpus.shape == starts.shape == (instance.size,):
-            object.__setattr__(out, "_aligned", (instance.ops,
-                                                 _frozen(gpus.astype(np.int64)),
-                                                 _frozen(starts.copy())))
+        if gpus is not None:
+            object.__setattr__(out, "_aligned", (instance.ops, gpus, starts))
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -567,8 +577,7 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
         return CheckResult.violated(
             f"dep {dep.src} -> {dep.dst}: {dep.dst!r} starts at {start[v]:.6g} before "
             f"{dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
-    busy = np.flatnonzero(instance.compute > 0)
-    order = busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
+    order = _busy_order(gpu, start, end, instance.compute)
     before, after = order[:-1], order[1:]
     overlaps = np.flatnonzero((gpu[before] == gpu[after])
                               & (start[after] < end[before] - FEASIBILITY_RTOL
@@ -581,7 +590,7 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
     # the distinct (sender, receiver) pairs of deps with bytes across two GPUs
     g, h = gpu[src], gpu[dst]
     used = (instance._dep_bytes > 0) & (g != h)
-    pairs = np.unique(g[used] * instance.gpus + h[used])
+    pairs = _distinct(g[used] * instance.gpus + h[used], instance.gpus * instance.gpus)
     senders, receivers = pairs // instance.gpus, pairs % instance.gpus
     sends = np.bincount(senders, minlength=instance.gpus)
     receives = np.bincount(receivers, minlength=instance.gpus)
@@ -596,6 +605,32 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
             f"GPU {g} {what} {len(peers)} GPUs {sorted(peers.tolist())}, more than "
             f"max_peers = {instance.max_peers}")
     return CheckResult.ok()
+
+
+def _busy_order(gpu: np.ndarray, start: np.ndarray, end: np.ndarray,
+                compute: np.ndarray) -> np.ndarray:
+    """The ops with compute > 0 by GPU, then start, then end, then position: what
+    :func:`check` walks for overlaps."""
+    busy = np.flatnonzero(compute > 0)
+    # by start, then stably by GPU (indices < 2**15: a radix sort): (GPU, start) order,
+    # the lexsort's unless two ops of one GPU start together (then end and position
+    # decide, and the lexsort is taken)
+    order = busy[np.argsort(start[busy])]
+    order = order[np.argsort(gpu[order].astype(np.int16), kind="stable")]
+    g, s = gpu[order], start[order]
+    if ((g[1:] == g[:-1]) & (s[1:] == s[:-1])).any():
+        return busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
+    return order
+
+
+def _distinct(codes: np.ndarray, size: int) -> np.ndarray:
+    """``np.unique(codes)`` of integers in ``0..size-1``: by flags when they are few
+    against the codes (no sort), by ``np.unique`` otherwise."""
+    if size > 64 * len(codes):
+        return np.unique(codes)
+    seen = np.zeros(size, dtype=bool)
+    seen[codes] = True
+    return np.flatnonzero(seen)
 
 
 def evaluate(instance: PlacementInstance, solution: PlacementSolution) -> float:
