@@ -283,6 +283,22 @@ class PlacementInstance:
         return _frozen(8.0 * self._dep_bytes / (self.link_gbps * 1e9))
 
     @cached_property
+    def _deps_into(self) -> tuple:
+        """``(order, ptr)``: the deps ``order[ptr[v]:ptr[v + 1]]`` are those into op
+        ``v``, in dep order."""
+        order = np.argsort(self.dep_dst, kind="stable")
+        ptr = np.zeros(self.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.dep_dst, minlength=self.size), out=ptr[1:])
+        return _frozen(order), _frozen(ptr)
+
+    @cached_property
+    def _deps_by_ends(self) -> tuple:
+        """``(by_dst, by_src)``: the dep indices by (destination, source) and by (source,
+        destination), each pair once (no dep repeats one)."""
+        return (_frozen(np.lexsort((self.dep_src, self.dep_dst))),
+                _frozen(np.lexsort((self.dep_dst, self.dep_src))))
+
+    @cached_property
     def _ids(self) -> tuple:
         """The op ids in order (``ops[k].id``)."""
         return tuple(op.id for op in self.ops)
@@ -367,7 +383,7 @@ def _plain_floats(values: np.ndarray) -> bool:
 #: The cached arrays of an instance that depend on its ops and deps alone (not on
 #: ``gpus``, ``max_peers`` or ``link_gbps``): shared by :meth:`PlacementInstance._with_scalars`.
 _GRAPH_CACHES = ("compute", "compute_list", "_dep_bytes", "dep_src", "dep_dst",
-                 "_position_order", "_order_array", "_ids")
+                 "_position_order", "_order_array", "_ids", "_deps_into", "_deps_by_ends")
 
 
 def _as_mapping(field: str, value: Any) -> Mapping:
