@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from itertools import repeat
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -156,23 +157,27 @@ class PlacementInstance:
 
     @classmethod
     def _from_parts(cls, gpus: int, max_peers: int, link_gbps: float, ops: tuple,
-                    deps: tuple) -> "PlacementInstance":
+                    deps: tuple, ids: list, compute: np.ndarray, dep_src: np.ndarray,
+                    dep_dst: np.ndarray, nbytes: np.ndarray) -> "PlacementInstance":
         """The instance of sub-ops and deps that an internal builder made
-        (:func:`split_op_graph`): unique ids, known ends, no repeated pair and no
-        self-loop hold by construction, so only the numbers are validated, as arrays
-        (parsing every element is what costs on half a million sub-ops). Numbers out of
-        range take the validating constructor, which names the first one."""
-        compute = np.fromiter((op.compute_s for op in ops), float, len(ops))
-        nbytes = np.fromiter((d.bytes for d in deps), float, len(deps))
+        (:func:`split_op_graph`) with their arrays: ``ids``, ``compute`` per op and
+        ``dep_src``, ``dep_dst`` (op positions), ``nbytes`` per dep, the values of the
+        objects. Unique ids, known ends, no repeated pair and no self-loop hold by
+        construction, so only the numbers are validated, as arrays (parsing every
+        element is what costs on half a million sub-ops). Numbers out of range take
+        the validating constructor, which names the first one."""
         if not (_plain_floats(compute) and _plain_floats(nbytes)):
             return cls(gpus, max_peers, link_gbps, ops, deps)
         self = object.__new__(cls)
         set_ = object.__setattr__
-        set_(self, "ops", tuple(ops))
-        set_(self, "deps", tuple(deps))
-        set_(self, "index", MappingProxyType({op.id: k for k, op in enumerate(self.ops)}))
+        set_(self, "ops", ops)
+        set_(self, "deps", deps)
+        set_(self, "index", MappingProxyType(dict(zip(ids, range(len(ids))))))
+        self.__dict__["_ids"] = tuple(ids)
         self.__dict__["compute"] = _frozen(compute)
         self.__dict__["_dep_bytes"] = _frozen(nbytes)
+        self.__dict__["dep_src"] = _frozen(dep_src)
+        self.__dict__["dep_dst"] = _frozen(dep_dst)
         return self._with_scalars(gpus, max_peers, link_gbps, self)
 
     def _with_scalars(self, gpus: int, max_peers: int, link_gbps: float,
@@ -335,6 +340,10 @@ class PlacementInstance:
 
     @cached_property
     def _position_order(self) -> tuple:
+        if (self.dep_src < self.dep_dst).all():
+            # every dep goes forward (a split graph's do): op k is always the smallest
+            # ready one once 0..k-1 are placed, so the heap's order is the positions'
+            return tuple(range(self.size))
         return tuple(self._order(None))
 
     @cached_property
@@ -776,20 +785,39 @@ def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, m
             raise InvalidInstance(f"splits: op {op.id!r} has no split count")
         count[op.id] = as_int(f"splits[{op.id!r}]", splits[op.id], minimum=1)
     by_id = {op.id: op for op in op_graph.ops}
-    ops = []
+    # the objects, and the arrays the instance would read off them, made side by side
+    ops, ids, compute, names, first = [], [], [], {}, {}
     for op_id in op_graph.topological_order():
         n = count[op_id]
-        ops.extend(SubOp(f"{op_id}/{i}", by_id[op_id].compute_s / n, op_id) for i in range(n))
-    deps = []
+        first[op_id], names[op_id] = len(ids), [f"{op_id}/{i}" for i in range(n)]
+        share_s = by_id[op_id].compute_s / n
+        ops.extend(map(SubOp, names[op_id], repeat(share_s, n), repeat(op_id, n)))
+        ids += names[op_id]
+        compute.append((share_s, n))
+    deps, ends, nbytes = [], [], []
     for e in op_graph.edges:
         nu, nv = count[e.src], count[e.dst]
         share = e.bytes / nu
         if nu >= nv:
-            pairs = ((a, a * nv // nu) for a in range(nu))
+            a = np.arange(nu, dtype=np.int64)
+            b = a * nv // nu
         else:
-            pairs = ((b * nu // nv, b) for b in range(nv))
-        deps.extend(Dep(f"{e.src}/{a}", f"{e.dst}/{b}", share) for a, b in pairs)
-    return PlacementInstance._from_parts(gpus, max_peers, link_gbps, tuple(ops), tuple(deps))
+            b = np.arange(nv, dtype=np.int64)
+            a = b * nu // nv
+        deps.extend(map(Dep, map(names[e.src].__getitem__, a.tolist()),
+                        map(names[e.dst].__getitem__, b.tolist()), repeat(share, len(a))))
+        ends.append((first[e.src] + a, first[e.dst] + b))
+        nbytes.append((share, len(a)))
+    dep_src, dep_dst = ((np.concatenate(x) for x in zip(*ends)) if ends
+                        else (np.zeros(0, dtype=np.int64),) * 2)
+    return PlacementInstance._from_parts(gpus, max_peers, link_gbps, tuple(ops), tuple(deps),
+                                         ids, _runs(compute), dep_src, dep_dst, _runs(nbytes))
+
+
+def _runs(runs: list) -> np.ndarray:
+    """The float array of ``(value, count)`` runs: ``count`` times each ``value``."""
+    values = np.array([value for value, _ in runs], dtype=float)
+    return np.repeat(values, np.array([n for _, n in runs], dtype=np.int64))
 
 
 def _random_op_graph(rng: np.random.Generator, sub_ops: int, gpus: int, tau_s: float,

@@ -31,6 +31,11 @@ def test_a_split_graph_equals_the_validating_constructor(seed, ops, gpus, peers)
     assert inst == again and dict(inst.index) == dict(again.index)
     assert inst.compute.tolist() == again.compute.tolist()
     assert inst.topological_order() == again.topological_order()
+    for name in ("compute", "_dep_bytes", "dep_src", "dep_dst"):
+        mine, theirs = getattr(inst, name), getattr(again, name)
+        assert mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes()
+        assert not mine.flags.writeable
+    assert inst._ids == again._ids and list(inst.index.items()) == list(again.index.items())
     other = inst._with_scalars(inst.gpus, 1, 3.5)
     fresh = PlacementInstance(inst.gpus, 1, 3.5, inst.ops, inst.deps)
     assert other == fresh and other.ops is inst.ops
@@ -253,3 +258,15 @@ def test_the_checker_on_tied_starts_gives_the_first_broken_rule_of_the_loops(ins
     verdict, expected = check(inst, carried), reference_reason(inst, gpu, start)
     assert verdict.feasible == (expected is None)
     assert verdict.reason == expected or expected is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_instances(max_ops=9, max_gpus=2), st.data())
+def test_the_default_topological_order_is_the_heap_s_with_deps_any_way(inst, data):
+    # the ops listed in a drawn order: deps forward (the positions' order) or not (the heap)
+    listed = data.draw(st.permutations(range(inst.size)))
+    shuffled = PlacementInstance(inst.gpus, inst.max_peers, inst.link_gbps,
+                                 [inst.ops[k] for k in listed], inst.deps)
+    for case in (inst, shuffled):
+        assert case.topological_order() == case._order(None)
+        assert case._order_array.tolist() == case._order(None)
