@@ -426,7 +426,8 @@ class PlacementSolution:
         object.__setattr__(self, "start_s", MappingProxyType(start))
 
     def __reduce__(self):
-        return (type(self), (dict(self.gpu), dict(self.start_s)))
+        # copy(): both mapping types give their dict at once (dict() reads key by key)
+        return (type(self), (self.gpu.copy(), self.start_s.copy()))
 
     @classmethod
     def _from_lists(cls, ids: Sequence[str], gpu: Sequence[int],
@@ -480,7 +481,7 @@ class PlacementSolution:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"gpu": dict(self.gpu), "start_s": dict(self.start_s)}
+        return {"gpu": self.gpu.copy(), "start_s": self.start_s.copy()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PlacementSolution":
