@@ -63,7 +63,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -118,8 +118,9 @@ class Plan:
         Ops (or sub-ops) in execution order: by placed start time, ties topologically
         (a tuple, or for a placed plan a sequence that makes its tuples when read).
     deps : tuple of (src, dst, bytes)
-    gpu : dict
-        Op id -> GPU in 0..k-1.
+    gpu : mapping
+        Op id -> GPU in 0..k-1 (a dict, or for a placed plan its solution's read-only
+        mapping, which makes its dict when read).
     mp_bytes : numpy.ndarray, shape (k, k)
         Model-parallel bytes inside one group per iteration.
     params_bytes : numpy.ndarray, shape (k,)
@@ -138,7 +139,7 @@ class Plan:
     graph: OpGraph
     ops: tuple
     deps: tuple
-    gpu: dict
+    gpu: Mapping
     mp_bytes: np.ndarray
     params_bytes: np.ndarray
     method: str | None = None
@@ -418,7 +419,7 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     ids, deps, share = _plan_parts(graph, instance)
     # indexed like instance.ops (arrays a solution made for this instance carries)
     gpu, start = solution_arrays(instance, solution)
-    ranked = np.lexsort((np.arange(n), start))
+    ranked = np.argsort(start, kind="stable")    # by start, ties by position
     # the bytes of every dep across two GPUs, added in dep order (as the JSON path does)
     src, dst = gpu[instance.dep_src], gpu[instance.dep_dst]
     mp = np.zeros((instance.gpus, instance.gpus))
@@ -428,8 +429,8 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     np.add.at(held, gpu, share)
     name = workload if isinstance(workload, str) else workload.name
     plan = Plan(name, instance.gpus, as_int("l", l, minimum=1), graph,
-                _RankedOps(ids[ranked], instance.compute[ranked]), deps,
-                solution.gpu.copy(), mp, held, method, result, max_peers)
+                _RankedOps(ids, instance.compute[ranked], ranked), deps,
+                solution.gpu, mp, held, method, result, max_peers)
     # Plan._arrays and _path_arrays from the arrays at hand (the plan's order is by start
     # time, ties by position, so every dep's source comes first in a feasible schedule)
     position = np.empty(n, dtype=np.int64)
@@ -438,9 +439,14 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
     plan.__dict__["_arrays"] = (instance.compute[ranked], gpu[ranked], first, then,
                                 instance._dep_bytes)
     if not (first >= then).any():
-        by = np.argsort(then, kind="stable")
+        # the deps by destination in plan order, dep order within (a stable sort by
+        # `then`): each op's run of the instance's deps-into groups, in plan order
+        into, into_ptr = instance._deps_into
+        count = np.diff(into_ptr)[ranked]
         ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(then, minlength=n), out=ptr[1:])
+        np.cumsum(count, out=ptr[1:])
+        by = into[np.repeat(into_ptr[ranked] - ptr[:-1], count)
+                  + np.arange(len(then), dtype=np.int64)]
         plan.__dict__["_path_arrays"] = (
             gpu[ranked], instance.compute[ranked], ptr, first[by], src[by], dst[by],
             instance._dep_bytes[by])
@@ -448,26 +454,35 @@ def _plan_from_solution(workload, graph: OpGraph, l: int, instance, solution, *,
 
 
 class _RankedOps(Sequence):
-    """A plan's ``ops``, ``(id, compute_s)`` in execution order, kept as two arrays: a
+    """A plan's ``ops``, ``(id, compute_s)`` in execution order, kept as arrays: a
     placement of half a million sub-ops is priced without making half a million
-    tuples, which only a reader of ``ops`` pays for (once).
+    tuples, or reordering its ids, which only a reader of ``ops`` pays for (once).
+
+    Parameters
+    ----------
+    ids : numpy.ndarray of object
+        Op ids, ``ids[order[r]]`` the r-th to run (``ids[r]`` without ``order``).
+    compute : numpy.ndarray
+        ``compute_s`` of the r-th op to run.
+    order : numpy.ndarray of int, optional
 
     Examples
     --------
-    >>> ops = _RankedOps(np.array(["b", "a"], dtype=object), np.array([2.0, 1.0]))
+    >>> ops = _RankedOps(np.array(["a", "b"], dtype=object), np.array([2.0, 1.0]), [1, 0])
     >>> len(ops), ops[0], list(ops) == [("b", 2.0), ("a", 1.0)]
     (2, ('b', 2.0), True)
     """
 
-    __slots__ = ("ids", "compute", "_tuple")
+    __slots__ = ("_ids", "_order", "compute", "_tuple")
 
-    def __init__(self, ids: np.ndarray, compute: np.ndarray):
-        self.ids, self.compute = ids, compute
+    def __init__(self, ids: np.ndarray, compute: np.ndarray, order=None):
+        self._ids, self._order, self.compute = ids, order, compute
         self._tuple = None
 
     def _pairs(self) -> tuple:
         if self._tuple is None:
-            self._tuple = tuple(zip(self.ids.tolist(), self.compute.tolist()))
+            ids = self._ids if self._order is None else self._ids[self._order]
+            self._tuple = tuple(zip(ids.tolist(), self.compute.tolist()))
         return self._tuple
 
     def __len__(self) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from itertools import repeat
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -25,6 +26,7 @@ import numpy as np
 
 from fabricopt.problems.tolerances import FEASIBILITY_RTOL as _FEASIBILITY_RTOL
 from fabricopt.errors import InvalidInstance, InvalidSolution
+from fabricopt.problems._array_mapping import ArrayMapping
 from fabricopt.problems._kind import CheckResult, ProblemKind, register_kind
 from fabricopt.problems.limits import (MAX_DERIVED, MAX_GENERATED_COUNT, MAX_GPUS, MAX_INDEX,
                                        check_magnitude, check_rate, check_transfer)
@@ -155,23 +157,27 @@ class PlacementInstance:
 
     @classmethod
     def _from_parts(cls, gpus: int, max_peers: int, link_gbps: float, ops: tuple,
-                    deps: tuple) -> "PlacementInstance":
+                    deps: tuple, ids: list, compute: np.ndarray, dep_src: np.ndarray,
+                    dep_dst: np.ndarray, nbytes: np.ndarray) -> "PlacementInstance":
         """The instance of sub-ops and deps that an internal builder made
-        (:func:`split_op_graph`): unique ids, known ends, no repeated pair and no
-        self-loop hold by construction, so only the numbers are validated, as arrays
-        (parsing every element is what costs on half a million sub-ops). Numbers out of
-        range take the validating constructor, which names the first one."""
-        compute = np.fromiter((op.compute_s for op in ops), float, len(ops))
-        nbytes = np.fromiter((d.bytes for d in deps), float, len(deps))
+        (:func:`split_op_graph`) with their arrays: ``ids``, ``compute`` per op and
+        ``dep_src``, ``dep_dst`` (op positions), ``nbytes`` per dep, the values of the
+        objects. Unique ids, known ends, no repeated pair and no self-loop hold by
+        construction, so only the numbers are validated, as arrays (parsing every
+        element is what costs on half a million sub-ops). Numbers out of range take
+        the validating constructor, which names the first one."""
         if not (_plain_floats(compute) and _plain_floats(nbytes)):
             return cls(gpus, max_peers, link_gbps, ops, deps)
         self = object.__new__(cls)
         set_ = object.__setattr__
-        set_(self, "ops", tuple(ops))
-        set_(self, "deps", tuple(deps))
-        set_(self, "index", MappingProxyType({op.id: k for k, op in enumerate(self.ops)}))
+        set_(self, "ops", ops)
+        set_(self, "deps", deps)
+        set_(self, "index", MappingProxyType(dict(zip(ids, range(len(ids))))))
+        self.__dict__["_ids"] = tuple(ids)
         self.__dict__["compute"] = _frozen(compute)
         self.__dict__["_dep_bytes"] = _frozen(nbytes)
+        self.__dict__["dep_src"] = _frozen(dep_src)
+        self.__dict__["dep_dst"] = _frozen(dep_dst)
         return self._with_scalars(gpus, max_peers, link_gbps, self)
 
     def _with_scalars(self, gpus: int, max_peers: int, link_gbps: float,
@@ -282,6 +288,22 @@ class PlacementInstance:
         return _frozen(8.0 * self._dep_bytes / (self.link_gbps * 1e9))
 
     @cached_property
+    def _deps_into(self) -> tuple:
+        """``(order, ptr)``: the deps ``order[ptr[v]:ptr[v + 1]]`` are those into op
+        ``v``, in dep order."""
+        order = np.argsort(self.dep_dst, kind="stable")
+        ptr = np.zeros(self.size + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.dep_dst, minlength=self.size), out=ptr[1:])
+        return _frozen(order), _frozen(ptr)
+
+    @cached_property
+    def _deps_by_ends(self) -> tuple:
+        """``(by_dst, by_src)``: the dep indices by (destination, source) and by (source,
+        destination), each pair once (no dep repeats one)."""
+        return (_frozen(np.lexsort((self.dep_src, self.dep_dst))),
+                _frozen(np.lexsort((self.dep_dst, self.dep_src))))
+
+    @cached_property
     def _ids(self) -> tuple:
         """The op ids in order (``ops[k].id``)."""
         return tuple(op.id for op in self.ops)
@@ -318,6 +340,10 @@ class PlacementInstance:
 
     @cached_property
     def _position_order(self) -> tuple:
+        if (self.dep_src < self.dep_dst).all():
+            # every dep goes forward (a split graph's do): op k is always the smallest
+            # ready one once 0..k-1 are placed, so the heap's order is the positions'
+            return tuple(range(self.size))
         return tuple(self._order(None))
 
     @cached_property
@@ -366,7 +392,7 @@ def _plain_floats(values: np.ndarray) -> bool:
 #: The cached arrays of an instance that depend on its ops and deps alone (not on
 #: ``gpus``, ``max_peers`` or ``link_gbps``): shared by :meth:`PlacementInstance._with_scalars`.
 _GRAPH_CACHES = ("compute", "compute_list", "_dep_bytes", "dep_src", "dep_dst",
-                 "_position_order", "_order_array", "_ids")
+                 "_position_order", "_order_array", "_ids", "_deps_into", "_deps_by_ends")
 
 
 def _as_mapping(field: str, value: Any) -> Mapping:
@@ -400,7 +426,8 @@ class PlacementSolution:
         object.__setattr__(self, "start_s", MappingProxyType(start))
 
     def __reduce__(self):
-        return (type(self), (dict(self.gpu), dict(self.start_s)))
+        # copy(): both mapping types give their dict at once (dict() reads key by key)
+        return (type(self), (self.gpu.copy(), self.start_s.copy()))
 
     @classmethod
     def _from_lists(cls, ids: Sequence[str], gpu: Sequence[int],
@@ -414,8 +441,9 @@ class PlacementSolution:
     @classmethod
     def _from_arrays(cls, ids: Sequence[str], gpu: Sequence[int], start_s: Sequence[float]
                      ) -> tuple["PlacementSolution", np.ndarray | None, np.ndarray | None]:
-        """:meth:`_from_lists` and, when the values passed as arrays, those arrays
-        (``None, None`` when the validating constructor took them)."""
+        """:meth:`_from_lists` and, when the values passed as arrays of one entry per
+        id, read-only copies of them, which its mappings read when first read
+        themselves (:class:`ArrayMapping`); ``None, None`` otherwise."""
         gpus = np.asarray(gpu)
         starts = np.asarray(start_s, dtype=float)
         if (len(gpus) and (gpus.dtype.kind not in "iu" or gpus.min() < 0
@@ -424,8 +452,18 @@ class PlacementSolution:
                         and not ((starts != 0) & (np.abs(starts) < MIN_MAGNITUDE)).any()):
             return cls(dict(zip(ids, gpu)), dict(zip(ids, start_s))), None, None
         out = object.__new__(cls)
-        object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
-        object.__setattr__(out, "start_s", MappingProxyType(dict(zip(ids, starts.tolist()))))
+        ids = ids if type(ids) is tuple else tuple(ids)
+        if not gpus.shape == starts.shape == (len(ids),):
+            # zip's pairs, as many as the shortest, each value as tolist makes it
+            object.__setattr__(out, "gpu", MappingProxyType(dict(zip(ids, gpus.tolist()))))
+            object.__setattr__(out, "start_s",
+                               MappingProxyType(dict(zip(ids, starts.tolist()))))
+            return out, None, None
+        # copies: the caller's arrays may change, the mappings made later must not
+        # (int64 holds every GPU index, and tolist gives the same Python ints)
+        gpus, starts = _frozen(gpus.astype(np.int64)), _frozen(starts.copy())
+        object.__setattr__(out, "gpu", ArrayMapping(ids, gpus))
+        object.__setattr__(out, "start_s", ArrayMapping(ids, starts))
         return out, gpus, starts
 
     @classmethod
@@ -434,18 +472,16 @@ class PlacementSolution:
         """:meth:`_from_lists` of ``instance``'s op ids (``gpu[k]``, ``start_s[k]`` for
         ``instance.ops[k]``), which also keeps the two as read-only arrays for
         :func:`check`, :func:`evaluate` and the cost model to read instead of looking
-        every op id up. The arrays are copies holding the very values of the mappings
-        (made from the same validated arrays; neither can change) and are read only
-        for an instance with these very ``ops`` (see :func:`solution_arrays`)."""
+        every op id up. The arrays are the ones the mappings read (neither can change)
+        and are read only for an instance with these very ``ops`` (see
+        :func:`solution_arrays`)."""
         out, gpus, starts = cls._from_arrays(instance._ids, gpu, start_s)
-        if gpus is not None and gpus.shape == starts.shape == (instance.size,):
-            object.__setattr__(out, "_aligned", (instance.ops,
-                                                 _frozen(gpus.astype(np.int64)),
-                                                 _frozen(starts.copy())))
+        if gpus is not None:
+            object.__setattr__(out, "_aligned", (instance.ops, gpus, starts))
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"gpu": dict(self.gpu), "start_s": dict(self.start_s)}
+        return {"gpu": self.gpu.copy(), "start_s": self.start_s.copy()}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PlacementSolution":
@@ -567,8 +603,7 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
         return CheckResult.violated(
             f"dep {dep.src} -> {dep.dst}: {dep.dst!r} starts at {start[v]:.6g} before "
             f"{dep.src!r} ends at {end[u]:.6g}{via} = {ready:.6g}")
-    busy = np.flatnonzero(instance.compute > 0)
-    order = busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
+    order = _busy_order(gpu, start, end, instance.compute)
     before, after = order[:-1], order[1:]
     overlaps = np.flatnonzero((gpu[before] == gpu[after])
                               & (start[after] < end[before] - FEASIBILITY_RTOL
@@ -581,7 +616,7 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
     # the distinct (sender, receiver) pairs of deps with bytes across two GPUs
     g, h = gpu[src], gpu[dst]
     used = (instance._dep_bytes > 0) & (g != h)
-    pairs = np.unique(g[used] * instance.gpus + h[used])
+    pairs = _distinct(g[used] * instance.gpus + h[used], instance.gpus * instance.gpus)
     senders, receivers = pairs // instance.gpus, pairs % instance.gpus
     sends = np.bincount(senders, minlength=instance.gpus)
     receives = np.bincount(receivers, minlength=instance.gpus)
@@ -596,6 +631,32 @@ def check(instance: PlacementInstance, solution: PlacementSolution) -> CheckResu
             f"GPU {g} {what} {len(peers)} GPUs {sorted(peers.tolist())}, more than "
             f"max_peers = {instance.max_peers}")
     return CheckResult.ok()
+
+
+def _busy_order(gpu: np.ndarray, start: np.ndarray, end: np.ndarray,
+                compute: np.ndarray) -> np.ndarray:
+    """The ops with compute > 0 by GPU, then start, then end, then position: what
+    :func:`check` walks for overlaps."""
+    busy = np.flatnonzero(compute > 0)
+    # by start, then stably by GPU (indices < 2**15: a radix sort): (GPU, start) order,
+    # the lexsort's unless two ops of one GPU start together (then end and position
+    # decide, and the lexsort is taken)
+    order = busy[np.argsort(start[busy])]
+    order = order[np.argsort(gpu[order].astype(np.int16), kind="stable")]
+    g, s = gpu[order], start[order]
+    if ((g[1:] == g[:-1]) & (s[1:] == s[:-1])).any():
+        return busy[np.lexsort((end[busy], start[busy], gpu[busy]))]
+    return order
+
+
+def _distinct(codes: np.ndarray, size: int) -> np.ndarray:
+    """``np.unique(codes)`` of integers in ``0..size-1``: by flags when they are few
+    against the codes (no sort), by ``np.unique`` otherwise."""
+    if size > 64 * len(codes):
+        return np.unique(codes)
+    seen = np.zeros(size, dtype=bool)
+    seen[codes] = True
+    return np.flatnonzero(seen)
 
 
 def evaluate(instance: PlacementInstance, solution: PlacementSolution) -> float:
@@ -725,20 +786,39 @@ def split_op_graph(op_graph: OpGraph, splits: Mapping[str, int], *, gpus: int, m
             raise InvalidInstance(f"splits: op {op.id!r} has no split count")
         count[op.id] = as_int(f"splits[{op.id!r}]", splits[op.id], minimum=1)
     by_id = {op.id: op for op in op_graph.ops}
-    ops = []
+    # the objects, and the arrays the instance would read off them, made side by side
+    ops, ids, compute, names, first = [], [], [], {}, {}
     for op_id in op_graph.topological_order():
         n = count[op_id]
-        ops.extend(SubOp(f"{op_id}/{i}", by_id[op_id].compute_s / n, op_id) for i in range(n))
-    deps = []
+        first[op_id], names[op_id] = len(ids), [f"{op_id}/{i}" for i in range(n)]
+        share_s = by_id[op_id].compute_s / n
+        ops.extend(map(SubOp, names[op_id], repeat(share_s, n), repeat(op_id, n)))
+        ids += names[op_id]
+        compute.append((share_s, n))
+    deps, ends, nbytes = [], [], []
     for e in op_graph.edges:
         nu, nv = count[e.src], count[e.dst]
         share = e.bytes / nu
         if nu >= nv:
-            pairs = ((a, a * nv // nu) for a in range(nu))
+            a = np.arange(nu, dtype=np.int64)
+            b = a * nv // nu
         else:
-            pairs = ((b * nu // nv, b) for b in range(nv))
-        deps.extend(Dep(f"{e.src}/{a}", f"{e.dst}/{b}", share) for a, b in pairs)
-    return PlacementInstance._from_parts(gpus, max_peers, link_gbps, tuple(ops), tuple(deps))
+            b = np.arange(nv, dtype=np.int64)
+            a = b * nu // nv
+        deps.extend(map(Dep, map(names[e.src].__getitem__, a.tolist()),
+                        map(names[e.dst].__getitem__, b.tolist()), repeat(share, len(a))))
+        ends.append((first[e.src] + a, first[e.dst] + b))
+        nbytes.append((share, len(a)))
+    dep_src, dep_dst = ((np.concatenate(x) for x in zip(*ends)) if ends
+                        else (np.zeros(0, dtype=np.int64),) * 2)
+    return PlacementInstance._from_parts(gpus, max_peers, link_gbps, tuple(ops), tuple(deps),
+                                         ids, _runs(compute), dep_src, dep_dst, _runs(nbytes))
+
+
+def _runs(runs: list) -> np.ndarray:
+    """The float array of ``(value, count)`` runs: ``count`` times each ``value``."""
+    values = np.array([value for value, _ in runs], dtype=float)
+    return np.repeat(values, np.array([n for _, n in runs], dtype=np.int64))
 
 
 def _random_op_graph(rng: np.random.Generator, sub_ops: int, gpus: int, tau_s: float,

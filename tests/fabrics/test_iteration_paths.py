@@ -80,6 +80,8 @@ def test_a_plan_from_the_objects_equals_the_plan_from_json(case):
     assert fast.mp_bytes.tobytes() == slow.mp_bytes.tobytes()
     assert fast.params_bytes.tobytes() == slow.params_bytes.tobytes()
     assert fast._path_arrays is not None and "_path_arrays" not in slow.__dict__
+    for mine, theirs in zip(fast._path_arrays, slow._path_arrays):
+        assert mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes()
     assert fast.compute_s == slow.compute_s
     assert fast.serial_s == slow.serial_s
     assert list(fast.ops) == list(slow.ops) and len(fast.ops) == len(slow.ops)

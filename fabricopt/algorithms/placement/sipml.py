@@ -391,10 +391,11 @@ def algorithm1(instance: PlacementInstance, *, gpus: int | None = None,
     return _algorithm1_python(instance, k, degree)
 
 
-def _csr(rows: np.ndarray, cols: np.ndarray, n: int, *values: np.ndarray) -> tuple:
+def _csr(rows: np.ndarray, cols: np.ndarray, n: int, by: np.ndarray,
+         *values: np.ndarray) -> tuple:
     """``(ptr, cols, *values)`` of the entries ``(rows[e], cols[e])`` grouped by row,
-    each row's in increasing ``cols``."""
-    by = np.lexsort((cols, rows))
+    each row's in increasing ``cols``: ``by`` is their order by ``(rows, cols)``, the
+    instance's (:attr:`PlacementInstance._deps_by_ends`, sorted once per graph)."""
     ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
     return (ptr, np.ascontiguousarray(cols[by], dtype=np.int64),
@@ -429,7 +430,8 @@ class _KernelArrays:
         """``(ptr, parent, delay_s)`` of every dep, each op's parents by index."""
         if self._parents is None:
             inst = self.instance
-            self._parents = _csr(inst.dep_dst, inst.dep_src, inst.size, inst.delay_s)
+            self._parents = _csr(inst.dep_dst, inst.dep_src, inst.size,
+                                 inst._deps_by_ends[0], inst.delay_s)
         return self._parents
 
     @property
@@ -437,7 +439,8 @@ class _KernelArrays:
         """``(ptr, child)`` of every dep, each op's children by index."""
         if self._children is None:
             inst = self.instance
-            self._children = _csr(inst.dep_src, inst.dep_dst, inst.size)
+            self._children = _csr(inst.dep_src, inst.dep_dst, inst.size,
+                                  inst._deps_by_ends[1])
         return self._children
 
     @property
@@ -446,8 +449,11 @@ class _KernelArrays:
         if self._comm is None:
             inst = self.instance
             carries = inst._dep_bytes > 0
-            src, dst = inst.dep_src[carries], inst.dep_dst[carries]
-            self._comm = _csr(dst, src, inst.size) + _csr(src, dst, inst.size)
+            # the orders of all deps, less those without bytes: the same (row, col) order
+            by_dst, by_src = (by[carries[by]] for by in inst._deps_by_ends)
+            src, dst = inst.dep_src, inst.dep_dst
+            self._comm = (_csr(dst[carries], src, inst.size, by_dst)
+                          + _csr(src[carries], dst, inst.size, by_src))
         return self._comm
 
 

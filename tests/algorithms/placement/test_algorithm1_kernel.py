@@ -3,12 +3,14 @@ relocation counts and so the same schedule, on generated balanced graphs (whose
 relocations reach past the restart's replay bound from about 2,000 sub-ops) and on
 small random DAGs (zero-byte deps, zero compute, one GPU)."""
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from fabricopt.algorithms.placement.sipml import algorithm1, balance
+from fabricopt.algorithms.placement.sipml import _KernelArrays, algorithm1, balance
 from fabricopt.bench.experiments.placement_tasks import transformer_op_graph
-from fabricopt.problems.placement import evaluate, generate, schedule
+from fabricopt.problems.placement import (Dep, PlacementInstance, evaluate, generate,
+                                          schedule)
 from placement_cases import small_instances
 
 
@@ -74,3 +76,37 @@ def test_the_kernel_snapshots_and_replays_as_far_back_as_the_reference():
     from fabricopt.algorithms.placement import sipml
 
     assert (kernel.SNAP, kernel.REPLAY) == (sipml._SNAP, sipml._REPLAY)
+
+
+def _sorted_csr(rows, cols, n, *values):
+    """The kernels' grouping sorted afresh: by row, each row's entries by column."""
+    by = np.lexsort((cols, rows))
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=ptr[1:])
+    return (ptr, np.ascontiguousarray(cols[by], dtype=np.int64),
+            *(np.ascontiguousarray(v[by]) for v in values))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(1, 120), st.integers(2, 8), st.data())
+def test_the_kernel_arrays_group_the_deps_as_a_fresh_sort(seed, ops, gpus, data):
+    inst = generate(seed=seed, ops=ops, gpus=gpus, max_peers=1)
+    # some deps without bytes, so that the deps carrying bytes are a strict subset
+    zero = data.draw(st.lists(st.booleans(), min_size=len(inst.deps), max_size=len(inst.deps)))
+    deps = [Dep(d.src, d.dst, 0.0 if z else d.bytes) for d, z in zip(inst.deps, zero)]
+    inst = PlacementInstance(inst.gpus, inst.max_peers, inst.link_gbps, inst.ops, deps)
+    src, dst, n = inst.dep_src, inst.dep_dst, inst.size
+    carries = inst._dep_bytes > 0
+    arrays = _KernelArrays(inst._with_scalars(inst.gpus, inst.max_peers, 7.5))
+    expected = {
+        "parents": _sorted_csr(dst, src, n, arrays.instance.delay_s),
+        "children": _sorted_csr(src, dst, n),
+        "comm": (_sorted_csr(dst[carries], src[carries], n)
+                 + _sorted_csr(src[carries], dst[carries], n)),
+    }
+    for name, want in expected.items():
+        got = getattr(arrays, name)
+        assert len(got) == len(want)
+        for mine, theirs in zip(got, want):
+            assert mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes()
+            assert mine.flags.c_contiguous
