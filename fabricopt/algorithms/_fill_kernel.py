@@ -3,7 +3,7 @@
 lightpath, evicting lightpaths of faster pairs when it is stuck) over a schedule's
 arrays. It makes the choices of the Python ``place`` / ``_force`` of
 :mod:`fabricopt.algorithms.wavelengths`; the Python loop in
-``tests/algorithms/_wavelengths_reference.py`` is the oracle the tests check it against.
+``tests/algorithms/_fill_reference.py`` is the oracle the tests check it against.
 
 Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` the same code runs
 as Python.
