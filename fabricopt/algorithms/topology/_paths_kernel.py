@@ -13,23 +13,19 @@ from a target at distance d reads whether a server is at distance ``d - 1`` or l
 and once a server at distance d is labelled every server nearer than d is labelled with
 its final distance (servers still unlabelled are -1, which no walk step asks for).
 
-Compiled with numba (``cache=True``); with ``NUMBA_DISABLE_JIT=1`` the same code runs
-as Python.
+Compiled with numba (``cache=True``) on the first call, not on import, so that a command
+that routes nothing does not load it (:func:`fabricopt.bench.warm.warm` loads it before
+a benchmark's clock starts); with ``NUMBA_DISABLE_JIT=1`` the same code runs as Python.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, typeof, types
+from numba import njit
 from numba.extending import overload
 from numba.np.random.random_methods import random_interval
 
 __all__ = ["shortest_paths"]
-
-# Every argument's type, so that importing this module loads (or compiles) the walk
-# once, before any clock starts: a process forked after the import starts warm.
-_I = types.int64[::1]
-_RNG = typeof(np.random.default_rng(0))
 
 
 def _permute(rng, items):
@@ -83,7 +79,7 @@ def _sort_paths(nodes, start, count, length):
             b -= 1
 
 
-@njit((_I, _I, _I, _I, types.int64, _RNG), cache=True)
+@njit(cache=True)
 def shortest_paths(indptr, indices, src, dst, k, rng):
     """Up to ``k`` shortest paths for each pair ``src[i] -> dst[i]``, in pair order.
 
