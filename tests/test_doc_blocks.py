@@ -112,7 +112,28 @@ python() {{ "{sys.executable}" "$@"; }}
 """
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
+# A block that runs one of the experiments (``fabricopt reproduce NAME``) takes from 10 s
+# to a minute; the slow test_quick_variant_runs_and_renders (tests/bench/
+# test_experiments.py) runs every experiment's quick variant, so these run under the mark.
+_RUNS_EXPERIMENT = re.compile(r"^\s*fabricopt\s+reproduce\s+(?!-)\S", re.MULTILINE)
+
+
+def runs_an_experiment(block: Block) -> bool:
+    return block.language == "sh" and bool(_RUNS_EXPERIMENT.search(block.code))
+
+
+def test_blocks_that_run_an_experiment_are_found():
+    heavy = [b for b in BLOCKS if runs_an_experiment(b)]
+    assert {b.path.name for b in heavy} >= {"benchmarks.rst", "gallery.rst"}
+    assert not any(runs_an_experiment(b) for b in BLOCKS if b.path.name == "README.md")
+    assert runs_an_experiment(Block(ROOT, 1, "sh", "fabricopt reproduce --list\n"
+                                                    "fabricopt reproduce topoopt --quick\n"))
+    assert not runs_an_experiment(Block(ROOT, 1, "sh", "fabricopt reproduce --list\n"))
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, id=b.id, marks=[pytest.mark.slow]
+                                                if runs_an_experiment(b) else [])
+                                   for b in BLOCKS])
 def test_block_runs_as_written(block, tmp_path):
     reason = skip_reason(block)
     if reason:
