@@ -2,11 +2,14 @@
 
 :func:`compare` sweeps per-node bandwidth for one workload and GPU count over a set
 of named fabrics (SiP-ML Fig. 5's shape), searching the best (k, l) at every point
-(SiP-ML §4.2). The best placement found at a lower bandwidth stays a candidate at
-the higher ones, so a curve never rises as bandwidth grows for every fabric whose
-configuration for a fixed traffic only gets faster with bandwidth (Elect-*, Fat-tree,
-SiP-OCS with ``exact``); with a heuristic configuration (SiP-Ring's ``mcf``) a point
-can rise, and is reported as computed. The named
+(SiP-ML §4.2). Each point's best plan is a candidate at the next bandwidth, so a
+point is never slower than the previous point's plan priced there. A curve can still
+rise where that plan itself is priced slower at the higher bandwidth: a heuristic
+configuration (SiP-Ring's ``mcf``), or the step's max-min fair sharing, which does not
+know the critical path — on Elect-Cluster the GPU ports grow while each server's
+bandwidth to the others stays fixed, and transfers that start sooner take the
+server's bandwidth from a critical one (docs/tutorials/compare.rst, "Why a curve can
+rise"). Such a point is reported as computed. The named
 fabric ``fat-tree-cost-matched`` is the Fat-tree whose $ cost equals the
 direct-connect fabric's at the same point (TopoOpt §5: "similar-cost Fat-tree").
 

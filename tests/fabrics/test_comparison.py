@@ -7,8 +7,10 @@ import pytest
 from fabricopt import InvalidInstance
 from fabricopt.cli import main
 from fabricopt.bench.plots import iteration_vs_bandwidth
+from fabricopt.fabrics import comparison
 from fabricopt.fabrics.comparison import (FABRIC_NAMES, Row, compare, make_fabric, markdown_table,
                                           write_csv)
+from fabricopt.fabrics.iteration import iteration_time, search_iteration_time
 from fabricopt.fabrics.models import DirectConnect, ElectFlat, method_available
 from tests.fabrics.test_iteration import TOY
 
@@ -39,6 +41,27 @@ def test_sweep_rows_never_rise_with_bandwidth():
     by = {(r.fabric, r.gbps): r.iteration_s for r in rows}
     for b in (128.0, 512.0, 2048.0):
         assert by[("elect-flat", b)] <= min(by[(n, b)] for n in names)
+
+
+@needs_placement
+def test_a_point_is_never_slower_than_the_previous_point_s_plan_priced_there(monkeypatch):
+    # At 1,024 Gbps Elect-Flat keeps a k = 4 placement found for SiP-OCS; at 2,048 Gbps
+    # its own search alone keeps k = 1, slower than that placement priced there.
+    kept = []
+
+    def search(*args, **kwargs):
+        found = search_iteration_time(*args, **kwargs)
+        kept.append(found)
+        return found
+
+    monkeypatch.setattr(comparison, "search_iteration_time", search)
+    rows = compare("transformer", 256, [1024.0, 2048.0], ["elect-flat", "sip-ocs"])
+    low, high = (r for r in rows if r.fabric == "elect-flat")
+    plan = next(t.plan for t in kept if t.fabric == ElectFlat(1024.0)
+                and t.total_s == low.iteration_s)
+    again = iteration_time("transformer", ElectFlat(2048.0), 256, plan.k, plan.l, plan=plan)
+    assert (low.k, high.k, plan.method) == (4, 4, "sipml")
+    assert high.iteration_s <= again.total_s
 
 
 def test_infeasible_and_unavailable_points_are_reported():

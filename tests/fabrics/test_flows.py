@@ -78,6 +78,46 @@ def test_fair_sharing_is_blind_to_the_critical_path():
     assert (flat, cluster) == (pytest.approx(9.0), pytest.approx(25 / 3))
 
 
+# A plan whose step ends later when every port is twice as fast: a -> c (1 GB) is
+# critical (c then computes 3 s); e5 -> x5 and e6 -> x6 (1 GB each) enter c's GPU too,
+# once w3 -> e5 and w4 -> e6 (2 GB each, from t = 0) have arrived.
+FASTER_IS_LATER = ([("w3", 0.0), ("w4", 0.0), ("a", 1.0), ("e5", 0.0), ("e6", 0.0),
+                    ("c", 3.0), ("x5", 0.0), ("x6", 0.0)],
+                   [("w3", "e5", 2e9), ("w4", "e6", 2e9), ("a", "c", 1e9), ("e5", "x5", 1e9),
+                    ("e6", "x6", 1e9)],
+                   {"w3": 3, "w4": 4, "a": 0, "e5": 5, "e6": 6, "c": 1, "x5": 1, "x6": 1})
+
+
+@pytest.mark.parametrize("backend", ["compiled", "python"])
+def test_twice_as_fast_ports_can_end_a_step_later(backend):
+    # At 8 Gbps a -> c runs alone from 1 s to 2 s, when w3's and w4's bytes arrive:
+    # c ends at 5 s. At 16 Gbps those arrive at 1 s, just as a -> c starts, and the
+    # three transfers split GPU 1's ingress, 16/3 Gbps each: a -> c arrives at 2.5 s
+    # and c ends at 5.5 s. Max-min fairness gives the early transfers their share
+    # whether or not they are critical, so a step is not monotone in bandwidth.
+    ops, deps, gpu = FASTER_IS_LATER
+    steps = [step_s(ops, deps, gpu, 7, 1, port_links(7, gbps), backend) for gbps in (8.0, 16.0)]
+    assert steps == [pytest.approx(5.0), pytest.approx(5.5)]
+
+
+@pytest.mark.parametrize("backend", ["compiled", "python"])
+def test_faster_gpu_ports_behind_a_fixed_uplink_can_end_a_step_later(backend):
+    # Elect-Cluster's shape: GPUs 0, 1 in server 0 and 2, 3 in server 1, an 8 Gbps uplink
+    # per server, GPU ports of 16 or 32 Gbps. a -> c (1 GB, critical: c computes 2 s)
+    # leaves server 0 together with a -> b (1 GB, inside it); b's output b -> d (1 GB)
+    # leaves server 0 too. At 16 Gbps a -> c and a -> b split GPU 0's port, 8 Gbps each,
+    # and both arrive at 2 s, when b -> d starts: c ends at 4 s. At 32 Gbps a -> b takes
+    # the 24 Gbps the uplink leaves it and arrives at 4/3 s; b -> d then halves a -> c's
+    # share of the uplink, which arrives at 8/3 s: c ends at 14/3 s.
+    ops = [("a", 1.0), ("b", 0.0), ("c", 2.0), ("d", 0.0)]
+    deps = [("a", "c", 1e9), ("a", "b", 1e9), ("b", "d", 1e9)]
+    where = {"a": 0, "b": 1, "c": 2, "d": 3}
+    servers = np.array([0, 0, 1, 1])
+    steps = [step_s(ops, deps, where, 4, 1, port_links(4, gbps, servers, 8.0), backend)
+             for gbps in (16.0, 32.0)]
+    assert steps == [pytest.approx(4.0), pytest.approx(14 / 3)]
+
+
 def test_a_transfer_on_a_link_of_no_capacity_never_arrives():
     ops = [("a", 1.0), ("b", 1.0)]
     rates = np.array([[0.0, 0.0], [1.0, 0.0]])

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fabricopt import InfeasibleInstance, InvalidInstance, SolverUnavailable
+from fabricopt.fabrics.comparison import make_fabric
 from fabricopt.fabrics.iteration import (_critical_path_s, iteration_time, place,
                                          placement_instance, plan_from_placement,
                                          search_iteration_time)
@@ -138,6 +139,29 @@ def test_iteration_time_stays_within_bounds_that_fall_as_bandwidth_rises(plan):
             assert unshared_step_s(plan, b) * (1 - 1e-12) <= t.mp_s
             if isinstance(make(b), ElectFlat):
                 assert t.mp_s <= unshared_step_s(plan, b / max(1, crossing)) * (1 + 1e-12)
+
+
+def test_elect_cluster_400_can_price_a_plan_slower_at_twice_the_gpu_bandwidth():
+    # compare's elect-cluster-400 keeps 400 Gbps per 8-GPU server as the GPU ports grow.
+    # a -> c (50 GB; c computes 2 s) leaves server 0 with a -> b (50 GB, inside it);
+    # b -> d (50 GB) leaves it too. At 800 Gbps per GPU, a -> c and a -> b split GPU 0's
+    # port and both arrive at 1 + 1 s, when b -> d starts: c ends at 4 s. At 1600 Gbps
+    # a -> b takes the 1200 Gbps the server's 400 leave it and arrives at 1 + 1/3 s;
+    # b -> d then halves a -> c's share of the 400, and c ends at 14/3 s.
+    graph = OpGraph([{"id": x, "compute_s": c, "params_bytes": 0.0}
+                     for x, c in (("a", 1.0), ("b", 0.0), ("c", 2.0), ("d", 0.0))],
+                    [{"src": s, "dst": d, "bytes": 50e9} for s, d in
+                     (("a", "c"), ("a", "b"), ("b", "d"))])
+    inst = {"gpus": 16, "ops": [{"id": op.id, "compute_s": op.compute_s} for op in graph.ops],
+            "deps": [{"src": e.src, "dst": e.dst, "bytes": e.bytes} for e in graph.edges]}
+    plan = plan_from_placement("toy", graph, 1, inst, {"gpu": {"a": 0, "b": 1, "c": 8, "d": 9},
+                                                       "start_s": {"a": 0, "b": 1, "c": 2, "d": 3}})
+    times = [iteration_time(TOY, make_fabric("elect-cluster-400", gbps, 16), 16, 16, 1,
+                            plan=plan, memory_bytes=None, serial_fallback=False)
+             for gbps in (800.0, 1600.0)]
+    assert [t.mp_s for t in times] == [pytest.approx(4.0), pytest.approx(14 / 3)]
+    assert [t.total_s for t in times] == [t.mp_s for t in times]
+    assert times[1].fabric_s == times[0].fabric_s == pytest.approx(2.0)   # 100 GB over 400 Gbps
 
 
 def test_memory_limits_the_model_parallel_degree():
