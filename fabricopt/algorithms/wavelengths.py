@@ -90,19 +90,22 @@ def _colour_arcs(nodes: int, first, hops, *,
     return colours, used[n - v:] + used[:n - v]
 
 
-def _colour_fiber(nodes: int, first, hops, w: int) -> tuple[np.ndarray, list[int]]:
+def _colour_fiber(nodes: int, first, hops, w: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_colour_arcs` (compiled) for one fiber of a schedule: the colours as an
-    array, and per segment the bitmask of the colours below ``w`` in use."""
-    n = nodes
+    array, and per segment the ``(w + 63) // 64`` uint64 words of the colours below
+    ``w`` in use (as :meth:`_Schedule.used_words` holds them)."""
+    n, size = nodes, (w + 63) // 64
+    words = np.zeros((n, size), np.uint64)
     if not len(first):
-        return np.zeros(0, np.int64), [0] * n
+        return np.zeros(0, np.int64), words
     v, start, ends, order = _cut(n, first, hops)
     colours, used = _compiled_line(n, start, ends, order)
-    words = used.shape[1]
+    common = min(size, used.shape[1])
     # The bits of colours 0 .. w-1 in each word.
-    below = np.clip(w - 64 * np.arange(words), 0, 64)
+    below = np.clip(w - 64 * np.arange(common), 0, 64)
     keep = np.array([(1 << int(b)) - 1 for b in below], np.uint64)
-    return colours, _bitmasks(np.roll(used & keep, v, axis=0))
+    words[:, :common] = used[:, :common] & keep
+    return colours, np.roll(words, v, axis=0)
 
 
 def _cut(n: int, first, hops) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -257,7 +260,8 @@ class _Schedule:
         n, w = instance.nodes, instance.wavelengths
         self.w = w
         self.full = (1 << w) - 1
-        self.used = ([0] * n, [0] * n)
+        self._used = ([0] * n, [0] * n)
+        self._words = None   # the same as uint64 words, when those were changed last
         self.tx = [0] * n
         self.rx = [0] * n
         self.pairs = pairs
@@ -275,6 +279,24 @@ class _Schedule:
         self.sourced = _ByNode(self, pairs.src_array)
         self.sunk = _ByNode(self, pairs.dst_array)
         self._next_id = 0
+
+    @property
+    def used(self) -> tuple[list[int], list[int]]:
+        """Per fiber (cw, ccw) and segment, the bitmask of the busy wavelengths: Python
+        ints, which the one-lightpath steps change in place."""
+        if self._words is not None:
+            self._used = tuple(_bitmasks(words) for words in self._words)
+            self._words = None
+        return self._used
+
+    def used_words(self) -> np.ndarray:
+        """:attr:`used` as (fiber, segment, word) uint64 words, ``(w + 63) // 64`` per
+        segment, for compiled steps to change in place: :attr:`used` is read from them
+        when next asked for."""
+        if self._words is None:
+            words = (self.w + 63) // 64
+            self._words = np.stack([_words(self._used[ccw], words) for ccw in (0, 1)])
+        return self._words
 
     def ids(self) -> np.ndarray:
         """The ids of the lightpaths in place, ascending."""
@@ -331,8 +353,8 @@ class _Schedule:
         self._next_id += 1
         return pid
 
-    def record_all(self, ks, ccw: bool, first, hops, wls) -> None:
-        """:meth:`record` of every lightpath i of pair ``ks[i]`` on fiber ``ccw``, its
+    def record_all(self, ks, ccw, first, hops, wls) -> None:
+        """:meth:`record` of every lightpath i of pair ``ks[i]`` on fiber ``ccw[i]``, its
         arc from segment ``first[i]``, ``hops[i]`` long, on wavelength ``wls[i]``, in
         order, at once (arrays)."""
         start = self._next_id
@@ -341,15 +363,17 @@ class _Schedule:
         ids = np.arange(start, start + m, dtype=np.int64)
         self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids] = ks, ccw, wls
         self.alive[ids] = True
-        hold(self.owner[int(ccw)], first, hops, wls, ids)
+        for fiber in (0, 1):
+            mine = ccw == fiber
+            hold(self.owner[fiber], first[mine], hops[mine], wls[mine], ids[mine])
         self._next_id += m
         self.sourced.forget()
         self.sunk.forget()
-        for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array),
-                            (self.count, None)):
-            add = np.bincount(ks if ends is None else ends[ks], minlength=len(total))
+        for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array)):
+            add = np.bincount(ends[ks], minlength=len(total))
             total[:] = (np.asarray(total, np.int64) + add).tolist()
-        self.count_array[:] = self.count
+        self.count_array += np.bincount(ks, minlength=len(self.count))
+        self.count[:] = self.count_array.tolist()
 
     def _own(self, ccw: bool, segs: tuple, wl: int, pid: int) -> None:
         """Mark ``segs`` (a circular range, :func:`_circular`) of fiber ``ccw`` on
@@ -444,8 +468,7 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
     compiled :func:`~fabricopt.algorithms._fill_kernel.fill_up` on the schedule's arrays.
     """
     pairs = state.pairs
-    n, words = len(state.tx), (state.w + 63) // 64
-    used = np.stack([_words(state.used[ccw], words) for ccw in (False, True)])
+    used = state.used_words()
     tx, rx = np.array(state.tx, np.int64), np.array(state.rx, np.int64)
     # A heap of (-T/n, pair), least first: the slowest pair, ties to the lower pair.
     heap_key = -pairs.size_array / state.count_array
@@ -458,8 +481,6 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
             state.pid_wl, state.alive, state._next_id, pairs.arc_first, pairs.arc_hops,
             pairs.ccw_first, pairs.src_array, pairs.dst_array, pairs.size_array, heap_key,
             heap_pair, state.w, evict)
-    for ccw in (False, True):
-        state.used[ccw][:] = _bitmasks(used[int(ccw)])
     state.tx[:], state.rx[:] = tx.tolist(), rx.tolist()
     state.count[:] = state.count_array.tolist()
     state.sourced.forget()
@@ -884,15 +905,19 @@ def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | 
     _repair(instance, pairs, arcs, alloc)
     state = _Schedule(instance, pairs)
     w = instance.wavelengths
+    used = state.used_words()
+    kept, wls = [], []
     for ccw in (False, True):
         mine = np.flatnonzero(arcs.ccw == ccw)
         drawn = np.repeat(mine, alloc[mine])
         # colours >= W are dropped
-        colours, state.used[ccw][:] = _colour_fiber(instance.nodes, arcs.first[drawn],
-                                                    arcs.hops[drawn], w)
-        kept = drawn[colours < w]
-        state.record_all(arcs.pair_array[kept], ccw, arcs.first[kept], arcs.hops[kept],
-                         colours[colours < w])
+        colours, used[int(ccw)] = _colour_fiber(instance.nodes, arcs.first[drawn],
+                                                arcs.hops[drawn], w)
+        kept.append(drawn[colours < w])
+        wls.append(colours[colours < w])
+    kept = np.concatenate(kept)
+    state.record_all(arcs.pair_array[kept], arcs.ccw[kept], arcs.first[kept], arcs.hops[kept],
+                     np.concatenate(wls))
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state

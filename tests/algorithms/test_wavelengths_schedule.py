@@ -212,7 +212,8 @@ def test_a_fiber_keeps_the_colours_below_w(case, w):
                                              np.array(hops, np.int64), w)
     expected, busy = heuristics._colour_arcs(n, first, hops, compiled=False)
     assert colours.tolist() == expected
-    assert used == [u & ((1 << w) - 1) for u in busy]
+    assert used.shape == (n, (w + 63) // 64)
+    assert heuristics._bitmasks(used) == [u & ((1 << w) - 1) for u in busy]
 
 
 @given(arcs(), st.integers(1, 9), st.randoms())
