@@ -298,6 +298,10 @@ class _Schedule:
             self._words = np.stack([_words(self._used[ccw], words) for ccw in (0, 1)])
         return self._words
 
+    def hold_words(self, words: np.ndarray) -> None:
+        """Make ``words`` (as :meth:`used_words` gives them) the busy wavelengths."""
+        self._words = words
+
     def ids(self) -> np.ndarray:
         """The ids of the lightpaths in place, ascending."""
         return np.flatnonzero(self.alive[:self._next_id])
@@ -858,6 +862,12 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     1.0
     """
     require_feasible(instance)
+    return _mcf_rounds(instance, flows, seed=seed, fill=fill, rounds=rounds, deadline=deadline)
+
+
+def _mcf_rounds(instance: WavelengthsInstance, flows: Mapping[tuple, float], *, seed: int,
+                fill: bool, rounds: int, deadline: float | None) -> WavelengthsSolution | None:
+    """:func:`mcf_schedule` of an instance :func:`require_feasible` has passed."""
     pairs = _Pairs(instance)
     arcs = _Arcs(instance, pairs, flows)
     rng = np.random.default_rng(seed)
@@ -905,7 +915,7 @@ def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | 
     _repair(instance, pairs, arcs, alloc)
     state = _Schedule(instance, pairs)
     w = instance.wavelengths
-    used = state.used_words()
+    used = np.zeros((2, instance.nodes, (w + 63) // 64), np.uint64)
     kept, wls = [], []
     for ccw in (False, True):
         mine = np.flatnonzero(arcs.ccw == ccw)
@@ -915,6 +925,7 @@ def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | 
                                                 arcs.hops[drawn], w)
         kept.append(drawn[colours < w])
         wls.append(colours[colours < w])
+    state.hold_words(used)
     kept = np.concatenate(kept)
     state.record_all(arcs.pair_array[kept], arcs.ccw[kept], arcs.first[kept], arcs.hops[kept],
                      np.concatenate(wls))
