@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from functools import reduce
-from operator import or_
+from operator import itemgetter, or_
 from typing import Mapping
 
 import numpy as np
@@ -29,6 +29,7 @@ from fabricopt.algorithms._eviction_kernel import best_eviction
 from fabricopt.algorithms._fill_kernel import fill_up
 from fabricopt.algorithms._first_fit_kernel import colour_line, hold
 from fabricopt.algorithms._repair_kernel import repair
+from fabricopt.errors import InvalidArgument
 from fabricopt.problems.wavelengths import (WavelengthsInstance, WavelengthsSolution, arc,
                                             require_feasible)
 
@@ -365,8 +366,9 @@ class _Schedule:
         m = len(ks)
         self._reserve(m)
         ids = np.arange(start, start + m, dtype=np.int64)
-        self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids] = ks, ccw, wls
-        self.alive[ids] = True
+        held = slice(start, start + m)
+        self.pid_pair[held], self.pid_ccw[held], self.pid_wl[held] = ks, ccw, wls
+        self.alive[held] = True
         for fiber in (0, 1):
             mine = ccw == fiber
             hold(self.owner[fiber], first[mine], hops[mine], wls[mine], ids[mine])
@@ -669,7 +671,10 @@ def _sorted_flows(flows: Mapping, pairs: _Pairs) -> tuple[np.ndarray, np.ndarray
         return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0)
     keys = list(flows)
     values = np.fromiter(flows.values(), np.float64, m)
-    src, dst, direction = zip(*keys)
+    if any(length != 3 for length in set(map(len, keys))):
+        bad = next(key for key in keys if len(key) != 3)
+        raise InvalidArgument(f"flows key {bad!r}: must be (src, dst, direction)")
+    src, dst, direction = (list(map(itemgetter(at), keys)) for at in range(3))
     ccw = np.array([d == "ccw" for d in direction], bool)
     i, j = np.array(src), np.array(dst)
     if i.dtype.kind in "iub" and j.dtype.kind in "iub" \
@@ -900,8 +905,8 @@ def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> floa
     if not len(state.count):
         return 0.0
     with np.errstate(divide="ignore"):
-        times = 8.0 * np.array(state.pairs.size) / (np.array(state.count, dtype=np.int64)
-                                                     * instance.wavelength_gbps * 1e9)
+        times = 8.0 * state.pairs.size_array / (state.count_array
+                                                * instance.wavelength_gbps * 1e9)
     return float(times.max())
 
 

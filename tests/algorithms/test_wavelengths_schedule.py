@@ -9,10 +9,12 @@ from collections import Counter
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from fabricopt.algorithms import wavelengths as heuristics
 from fabricopt.algorithms._first_fit_kernel import hold
+from fabricopt.errors import InvalidArgument
 from fabricopt.methods.wavelengths import _fractional_counts
 from fabricopt.problems import check
 from fabricopt.problems.wavelengths import WavelengthsInstance, generate
@@ -319,3 +321,9 @@ def test_the_repair_above_removes_from_segments_and_from_transceivers():
     for ends in (pairs.src_array, pairs.dst_array):
         assert most_at_a_node(alloc, ends) <= w
     assert most_at_a_node(before, pairs.src_array) > w
+
+
+def test_a_flows_key_that_is_not_a_triple_is_refused():
+    instance = generate(seed=1, nodes=6, wavelengths=2, max_hops=2)
+    with pytest.raises(InvalidArgument, match=r"flows key \(0, 1\): must be \(src, dst, direction\)"):
+        heuristics.mcf_schedule(instance, {(0, 1, "cw"): 1.0, (0, 1): 1.0})
