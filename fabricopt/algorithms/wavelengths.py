@@ -30,6 +30,7 @@ from fabricopt.algorithms._fill_kernel import fill_up
 from fabricopt.algorithms._first_fit_kernel import colour_line, hold
 from fabricopt.algorithms._repair_kernel import repair
 from fabricopt.errors import InvalidArgument
+from fabricopt.models.wavelengths import ArcFlows
 from fabricopt.problems.wavelengths import (WavelengthsInstance, WavelengthsSolution, arc,
                                             require_feasible)
 
@@ -669,6 +670,10 @@ def _sorted_flows(flows: Mapping, pairs: _Pairs) -> tuple[np.ndarray, np.ndarray
     m = len(flows)
     if not m:
         return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0)
+    if isinstance(flows, ArcFlows):   # a count model's: its arrays, keys (i, j, "ccw" < "cw")
+        order = np.lexsort((~flows.ccw, flows.dst, flows.src))
+        pair = pairs.find(flows.src.astype(np.int64), flows.dst.astype(np.int64))
+        return pair[order], flows.ccw[order], flows.values[order]
     keys = list(flows)
     values = np.fromiter(flows.values(), np.float64, m)
     if any(length != 3 for length in set(map(len, keys))):

@@ -16,6 +16,7 @@ from fabricopt.algorithms import wavelengths as heuristics
 from fabricopt.algorithms._first_fit_kernel import hold
 from fabricopt.errors import InvalidArgument
 from fabricopt.methods.wavelengths import _fractional_counts
+from fabricopt.models.wavelengths import ArcFlows
 from fabricopt.problems import check
 from fabricopt.problems.wavelengths import WavelengthsInstance, generate
 
@@ -327,3 +328,23 @@ def test_a_flows_key_that_is_not_a_triple_is_refused():
     instance = generate(seed=1, nodes=6, wavelengths=2, max_hops=2)
     with pytest.raises(InvalidArgument, match=r"flows key \(0, 1\): must be \(src, dst, direction\)"):
         heuristics.mcf_schedule(instance, {(0, 1, "cw"): 1.0, (0, 1): 1.0})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.integers(6, 16), st.integers(1, 5), st.randoms())
+def test_a_count_models_arrays_give_the_arcs_of_its_mapping(seed, nodes, hops, rnd):
+    # ArcFlows in any arc order (and arcs of pairs without traffic) read as arrays
+    # give the arcs its mapping gives read key by key.
+    instance = generate(seed=seed, nodes=nodes, wavelengths=3, max_hops=min(hops, nodes - 1))
+    pairs = heuristics._Pairs(instance)
+    flows = _random_flows(instance, seed, 3)
+    flows.update({(i, (i + 2) % nodes, d): 1.0 for i in range(3) for d in ("cw", "ccw")
+                  if (i, (i + 2) % nodes) not in instance.demanded})
+    keys = list(flows)
+    rnd.shuffle(keys)
+    arrays = ArcFlows(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]),
+                      np.array([k[2] == "ccw" for k in keys]), np.array([flows[k] for k in keys]))
+    assert dict(arrays) == {k: flows[k] for k in keys}
+    got, expected = (heuristics._Arcs(instance, pairs, f) for f in (arrays, dict(arrays)))
+    for name in ("pair_array", "ccw", "first", "hops", "values"):
+        assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name
