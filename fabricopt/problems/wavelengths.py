@@ -324,6 +324,14 @@ def lightpath_counts(instance: WavelengthsInstance, solution: WavelengthsSolutio
     return counts
 
 
+def _repeats(code: np.ndarray, codes: int) -> bool:
+    """Whether a value of ``code`` (each in 0 .. codes-1) occurs twice: counted when the
+    tally is not much longer than ``code``, else found by sorting."""
+    if codes <= 16 * len(code) + 4096:
+        return bool(np.bincount(code, minlength=1).max(initial=0) > 1)
+    return bool(len(code) > len(np.unique(code)))
+
+
 def check(instance: WavelengthsInstance, solution: WavelengthsSolution) -> CheckResult:
     """Feasibility of a schedule, with the first violated rule in words.
 
@@ -363,8 +371,11 @@ def check(instance: WavelengthsInstance, solution: WavelengthsSolution) -> Check
     offset = np.arange(len(owner)) - np.repeat(np.cumsum(hops) - hops, hops)
     segment = (first[owner] + offset) % n
     code = (ccw[owner].astype(np.int64) * n + segment) * w + wl[owner]
-    order = np.lexsort((owner, code))
-    same = np.flatnonzero(code[order][1:] == code[order][:-1])
+    if not _repeats(code, 2 * n * w):
+        same = ()
+    else:
+        order = np.lexsort((owner, code))
+        same = np.flatnonzero(code[order][1:] == code[order][:-1])
     if len(same):
         # Report the clash whose later lightpath comes first in the list.
         later = owner[order][same + 1]
