@@ -319,9 +319,9 @@ def lightpath_counts(instance: WavelengthsInstance, solution: WavelengthsSolutio
     """
     _validate_names(instance, solution)
     src, dst, _, _ = solution.arrays
-    counts = np.zeros((instance.nodes, instance.nodes), dtype=np.int64)
-    np.add.at(counts, (src, dst), 1)
-    return counts
+    n = instance.nodes
+    return np.bincount(src.astype(np.int64) * n + dst, minlength=n * n).astype(
+        np.int64, copy=False).reshape(n, n)
 
 
 def _repeats(code: np.ndarray, codes: int) -> bool:
