@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from functools import reduce
-from operator import or_
+from operator import itemgetter, or_
 from typing import Mapping
 
 import numpy as np
@@ -28,6 +28,9 @@ import numpy as np
 from fabricopt.algorithms._eviction_kernel import best_eviction
 from fabricopt.algorithms._fill_kernel import fill_up
 from fabricopt.algorithms._first_fit_kernel import colour_line, hold
+from fabricopt.algorithms._repair_kernel import repair
+from fabricopt.errors import InvalidArgument
+from fabricopt.models.wavelengths import ArcFlows
 from fabricopt.problems.wavelengths import (WavelengthsInstance, WavelengthsSolution, arc,
                                             require_feasible)
 
@@ -89,19 +92,22 @@ def _colour_arcs(nodes: int, first, hops, *,
     return colours, used[n - v:] + used[:n - v]
 
 
-def _colour_fiber(nodes: int, first, hops, w: int) -> tuple[np.ndarray, list[int]]:
+def _colour_fiber(nodes: int, first, hops, w: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_colour_arcs` (compiled) for one fiber of a schedule: the colours as an
-    array, and per segment the bitmask of the colours below ``w`` in use."""
-    n = nodes
+    array, and per segment the ``(w + 63) // 64`` uint64 words of the colours below
+    ``w`` in use (as :meth:`_Schedule.used_words` holds them)."""
+    n, size = nodes, (w + 63) // 64
+    words = np.zeros((n, size), np.uint64)
     if not len(first):
-        return np.zeros(0, np.int64), [0] * n
+        return np.zeros(0, np.int64), words
     v, start, ends, order = _cut(n, first, hops)
     colours, used = _compiled_line(n, start, ends, order)
-    words = used.shape[1]
+    common = min(size, used.shape[1])
     # The bits of colours 0 .. w-1 in each word.
-    below = np.clip(w - 64 * np.arange(words), 0, 64)
+    below = np.clip(w - 64 * np.arange(common), 0, 64)
     keep = np.array([(1 << int(b)) - 1 for b in below], np.uint64)
-    return colours, _bitmasks(np.roll(used & keep, v, axis=0))
+    words[:, :common] = used[:, :common] & keep
+    return colours, np.roll(words, v, axis=0)
 
 
 def _cut(n: int, first, hops) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -184,20 +190,18 @@ class _Pairs:
         src, dst, size, cw_hops, ccw_hops = instance.pairs
         n, reach = instance.nodes, instance.max_hops
         self.src, self.dst, self.size = src.tolist(), dst.tolist(), size.tolist()
-        # per pair: [(ccw, segments)], shorter first, cw on ties (segments: arc(), unrolled)
-        cw = [(False, _circular(i, h, n)) if h <= reach else None
-              for i, h in zip(self.src, cw_hops.tolist())]
-        ccw = [(True, _circular(first, h, n)) if h <= reach else None
-               for first, h in zip(((dst + 1) % n).tolist(), ccw_hops.tolist())]
-        self.options = [[o for o in ((b, a) if swap else (a, b)) if o is not None]
-                        for a, b, swap in zip(cw, ccw, (ccw_hops < cw_hops).tolist())]
+        #: [pair] -> [(ccw, segments)], shorter first, cw on ties (segments: arc(), unrolled)
+        self.options = _PerPair(len(self.src), self._options)
         #: [pair][ccw] -> segments (None out of reach)
-        self.segs = [(a and a[1], b and b[1]) for a, b in zip(cw, ccw)]
-        self.index = {(i, j): k for k, (i, j) in enumerate(zip(self.src, self.dst))}
+        self.segs = _PerPair(len(self.src), self._segs)
+        self._n, self._reach = n, reach
+        self._cw_hops, self._ccw_hops = cw_hops.tolist(), ccw_hops.tolist()
         # The same as arrays, for the compiled eviction search.
         self.src_array = np.asarray(src, np.int64)
         self.dst_array = np.asarray(dst, np.int64)
         self.size_array = np.asarray(size, np.float64)
+        # Row-major pairs: ``src * n + dst`` ascending, to find a pair by its ends.
+        self.code = self.src_array * n + self.dst_array
         # The arcs as arrays, for the compiled fill-up: per pair and fiber (cw, ccw) the
         # first segment and the length, 0 out of reach; ccw is tried first when shorter.
         self.arc_first = np.stack([src, (dst + 1) % n], axis=1).astype(np.int64)
@@ -209,6 +213,46 @@ class _Pairs:
     def __len__(self) -> int:
         return len(self.src)
 
+    def _segs(self, k: int) -> tuple:
+        n, reach = self._n, self._reach
+        cw, ccw = self._cw_hops[k], self._ccw_hops[k]
+        return (_circular(self.src[k], cw, n) if cw <= reach else None,
+                _circular((self.dst[k] + 1) % n, ccw, n) if ccw <= reach else None)
+
+    def _options(self, k: int) -> list:
+        cw, ccw = self.segs[k]
+        ordered = ((True, ccw), (False, cw)) if self._ccw_hops[k] < self._cw_hops[k] \
+            else ((False, cw), (True, ccw))
+        return [(d, segs) for d, segs in ordered if segs is not None]
+
+    def find(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """The pair of each (``src``, ``dst``) of integer arrays, -1 where none is."""
+        n = self._n
+        code = src * n + dst
+        at = np.searchsorted(self.code, code)
+        found = (src >= 0) & (src < n) & (dst >= 0) & (dst < n) & (at < len(self.code))
+        found[found] = self.code[at[found]] == code[found]
+        return np.where(found, at, -1)
+
+
+class _PerPair:
+    """A value per pair, made by ``make(k)`` when first asked for: a rounding looks up
+    the segments of the few pairs it repairs or evicts for, not of all of them."""
+
+    def __init__(self, size: int, make):
+        self._size, self._make, self._made = size, make, {}
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, k):
+        made = self._made.get(k)
+        if made is None:
+            if not 0 <= k < self._size:
+                raise IndexError(k)
+            made = self._made[k] = self._make(int(k))
+        return made
+
 
 class _Schedule:
     """Lightpaths placed so far, with a bitmask of busy wavelengths per (fiber, segment)
@@ -218,7 +262,8 @@ class _Schedule:
         n, w = instance.nodes, instance.wavelengths
         self.w = w
         self.full = (1 << w) - 1
-        self.used = ([0] * n, [0] * n)
+        self._used = ([0] * n, [0] * n)
+        self._words = None   # the same as uint64 words, when those were changed last
         self.tx = [0] * n
         self.rx = [0] * n
         self.pairs = pairs
@@ -236,6 +281,28 @@ class _Schedule:
         self.sourced = _ByNode(self, pairs.src_array)
         self.sunk = _ByNode(self, pairs.dst_array)
         self._next_id = 0
+
+    @property
+    def used(self) -> tuple[list[int], list[int]]:
+        """Per fiber (cw, ccw) and segment, the bitmask of the busy wavelengths: Python
+        ints, which the one-lightpath steps change in place."""
+        if self._words is not None:
+            self._used = tuple(_bitmasks(words) for words in self._words)
+            self._words = None
+        return self._used
+
+    def used_words(self) -> np.ndarray:
+        """:attr:`used` as (fiber, segment, word) uint64 words, ``(w + 63) // 64`` per
+        segment, for compiled steps to change in place: :attr:`used` is read from them
+        when next asked for."""
+        if self._words is None:
+            words = (self.w + 63) // 64
+            self._words = np.stack([_words(self._used[ccw], words) for ccw in (0, 1)])
+        return self._words
+
+    def hold_words(self, words: np.ndarray) -> None:
+        """Make ``words`` (as :meth:`used_words` gives them) the busy wavelengths."""
+        self._words = words
 
     def ids(self) -> np.ndarray:
         """The ids of the lightpaths in place, ascending."""
@@ -292,25 +359,28 @@ class _Schedule:
         self._next_id += 1
         return pid
 
-    def record_all(self, ks, ccw: bool, first, hops, wls) -> None:
-        """:meth:`record` of every lightpath i of pair ``ks[i]`` on fiber ``ccw``, its
+    def record_all(self, ks, ccw, first, hops, wls) -> None:
+        """:meth:`record` of every lightpath i of pair ``ks[i]`` on fiber ``ccw[i]``, its
         arc from segment ``first[i]``, ``hops[i]`` long, on wavelength ``wls[i]``, in
         order, at once (arrays)."""
         start = self._next_id
         m = len(ks)
         self._reserve(m)
         ids = np.arange(start, start + m, dtype=np.int64)
-        self.pid_pair[ids], self.pid_ccw[ids], self.pid_wl[ids] = ks, ccw, wls
-        self.alive[ids] = True
-        hold(self.owner[int(ccw)], first, hops, wls, ids)
+        held = slice(start, start + m)
+        self.pid_pair[held], self.pid_ccw[held], self.pid_wl[held] = ks, ccw, wls
+        self.alive[held] = True
+        for fiber in (0, 1):
+            mine = ccw == fiber
+            hold(self.owner[fiber], first[mine], hops[mine], wls[mine], ids[mine])
         self._next_id += m
         self.sourced.forget()
         self.sunk.forget()
-        for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array),
-                            (self.count, None)):
-            add = np.bincount(ks if ends is None else ends[ks], minlength=len(total))
+        for total, ends in ((self.tx, self.pairs.src_array), (self.rx, self.pairs.dst_array)):
+            add = np.bincount(ends[ks], minlength=len(total))
             total[:] = (np.asarray(total, np.int64) + add).tolist()
-        self.count_array[:] = self.count
+        self.count_array += np.bincount(ks, minlength=len(self.count))
+        self.count[:] = self.count_array.tolist()
 
     def _own(self, ccw: bool, segs: tuple, wl: int, pid: int) -> None:
         """Mark ``segs`` (a circular range, :func:`_circular`) of fiber ``ccw`` on
@@ -405,8 +475,7 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
     compiled :func:`~fabricopt.algorithms._fill_kernel.fill_up` on the schedule's arrays.
     """
     pairs = state.pairs
-    n, words = len(state.tx), (state.w + 63) // 64
-    used = np.stack([_words(state.used[ccw], words) for ccw in (False, True)])
+    used = state.used_words()
     tx, rx = np.array(state.tx, np.int64), np.array(state.rx, np.int64)
     # A heap of (-T/n, pair), least first: the slowest pair, ties to the lower pair.
     heap_key = -pairs.size_array / state.count_array
@@ -419,8 +488,6 @@ def _augment(state: _Schedule, *, evict: bool = False) -> None:
             state.pid_wl, state.alive, state._next_id, pairs.arc_first, pairs.arc_hops,
             pairs.ccw_first, pairs.src_array, pairs.dst_array, pairs.size_array, heap_key,
             heap_pair, state.w, evict)
-    for ccw in (False, True):
-        state.used[ccw][:] = _bitmasks(used[int(ccw)])
     state.tx[:], state.rx[:] = tx.tolist(), rx.tolist()
     state.count[:] = state.count_array.tolist()
     state.sourced.forget()
@@ -550,61 +617,82 @@ def _round(flows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (base + (rng.random(len(flows)) < frac)).astype(np.int64)
 
 
-def _victim(candidates, pair_of, count, size):
-    """The arc whose pair suffers least from losing a lightpath (one with spares first)."""
-    def harm(key):
-        k = pair_of[key]
-        return (count[k] <= 1, size[k] / (count[k] - 1) if count[k] > 1 else 0.0, key)
-    return min(candidates, key=harm)
-
-
 class _Arcs:
     """The arcs the rounding sizes: one per (pair, fiber) the flows name, in the flows'
     sorted order (the order every tie of the rounding steps falls back on), with what
-    the repair looks up round after round."""
+    the repair looks up round after round, as arrays: ``pair_array``, ``ccw``,
+    ``first``, ``hops`` and ``values`` per arc."""
 
     def __init__(self, instance: WavelengthsInstance, pairs: _Pairs, flows: Mapping):
-        self.keys, self.segs, self.values = [], [], []
-        for (i, j, direction), value in sorted(flows.items()):
-            k = pairs.index.get((i, j))
-            ccw = direction == "ccw"
-            segs = None if k is None else pairs.segs[k][ccw]
-            if segs is not None:
-                self.keys.append((k, ccw))
-                self.segs.append(segs)
-                self.values.append(max(float(value), 0.0))
-        n, m = instance.nodes, len(self.keys)
-        self.pair_of = [k for k, _ in self.keys]
-        self.pair_array = np.asarray(self.pair_of, np.int64)
-        self.ccw = np.fromiter((d for _, d in self.keys), bool, m)
-        self.first = np.fromiter((s[0] for s in self.segs), np.int64, m)
-        self.hops = np.fromiter(map(len, self.segs), np.int64, m)
-        # Per fiber, the arcs crossing each segment, in key order: a CSR of (segment, key).
-        self.crossing = []
-        for ccw in (False, True):
-            mine = np.flatnonzero(self.ccw == ccw)
-            key = np.repeat(mine, self.hops[mine])
-            segment = (self.first[key] + np.arange(len(key))
-                       - np.repeat(np.cumsum(self.hops[mine]) - self.hops[mine],
-                                   self.hops[mine])) % n
-            order = np.argsort(segment, kind="stable")
-            start = np.searchsorted(segment[order], np.arange(n + 1))
-            self.crossing.append((segment, key, key[order], start))
-        # Per end (source, destination): the nodes in order of their first arc, each
-        # with its arcs in key order.
-        self.at_node = []
-        for ends in (pairs.src, pairs.dst):
-            end = np.asarray(ends, np.int64)[self.pair_array] if m else np.zeros(0, np.int64)
-            members: dict[int, list[int]] = {}
-            for key, node in enumerate(end.tolist()):
-                members.setdefault(node, []).append(key)
-            self.at_node.append((end, members))
-        self.by_pair: dict[int, list[int]] = {}
-        for key, k in enumerate(self.pair_of):
-            self.by_pair.setdefault(k, []).append(key)
+        n = instance.nodes
+        pair, ccw, values = _sorted_flows(flows, pairs)
+        keep = np.flatnonzero(pair >= 0)
+        keep = keep[pairs.arc_hops[pair[keep], ccw[keep].astype(np.int64)] > 0]  # in reach
+        self.pair_array, self.ccw = pair[keep], ccw[keep]
+        fiber = self.ccw.astype(np.int64)
+        self.first = pairs.arc_first[self.pair_array, fiber]
+        self.hops = pairs.arc_hops[self.pair_array, fiber]
+        self.values = np.where(0.0 > values[keep], 0.0, values[keep])  # max(value, 0.0)
+        m = len(keep)
+        # Per pair, its arc of the largest flow (ties: the first), -1 without arcs.
+        order = np.lexsort((np.arange(m), -self.values, self.pair_array))
+        head = order[np.r_[True, self.pair_array[order][1:] != self.pair_array[order][:-1]]] \
+            if m else order
+        self.best_arc = np.full(len(pairs), -1, np.int64)
+        self.best_arc[self.pair_array[head]] = head
+        # The arcs crossing each (fiber, segment), ascending: a CSR over d * n + s.
+        arc = np.repeat(np.arange(m, dtype=np.int64), self.hops)
+        offset = np.arange(len(arc)) - np.repeat(np.cumsum(self.hops) - self.hops, self.hops)
+        key = fiber[arc] * n + (self.first[arc] + offset) % n
+        by_key = np.argsort(key, kind="stable")
+        self.seg_members = arc[by_key]
+        self.seg_start = np.searchsorted(key[by_key], np.arange(2 * n + 1))
+        # Per end (source, destination): the nodes in order of their first arc, and the
+        # arcs of each node, ascending.
+        self.end_visit = np.full((2, n), -1, np.int64)
+        self.end_start = np.zeros((2, n + 1), np.int64)
+        self.end_members = np.zeros((2, m), np.int64)
+        for e, ends in enumerate((pairs.src_array, pairs.dst_array)):
+            end = ends[self.pair_array]
+            nodes, first_arc = np.unique(end, return_index=True)
+            self.end_visit[e, :len(nodes)] = nodes[np.argsort(first_arc)]
+            by_node = np.argsort(end, kind="stable")
+            self.end_members[e] = by_node
+            self.end_start[e] = np.searchsorted(end[by_node], np.arange(n + 1))
 
     def __len__(self) -> int:
-        return len(self.keys)
+        return len(self.pair_array)
+
+
+def _sorted_flows(flows: Mapping, pairs: _Pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per key ``(i, j, direction)`` of ``flows``, in sorted key order: the pair (i, j)
+    (-1 where it is not demanded), whether direction is ``"ccw"``, and ``float(value)``."""
+    m = len(flows)
+    if not m:
+        return np.zeros(0, np.int64), np.zeros(0, bool), np.zeros(0)
+    if isinstance(flows, ArcFlows):   # a count model's: its arrays, keys (i, j, "ccw" < "cw")
+        order = np.lexsort((~flows.ccw, flows.dst, flows.src))
+        pair = pairs.find(flows.src.astype(np.int64), flows.dst.astype(np.int64))
+        return pair[order], flows.ccw[order], flows.values[order]
+    keys = list(flows)
+    values = np.fromiter(flows.values(), np.float64, m)
+    if any(length != 3 for length in set(map(len, keys))):
+        bad = next(key for key in keys if len(key) != 3)
+        raise InvalidArgument(f"flows key {bad!r}: must be (src, dst, direction)")
+    src, dst, direction = (list(map(itemgetter(at), keys)) for at in range(3))
+    ccw = np.array([d == "ccw" for d in direction], bool)
+    i, j = np.array(src), np.array(dst)
+    if i.dtype.kind in "iub" and j.dtype.kind in "iub" \
+            and all(type(d) is str for d in direction):
+        # Code-point order of str, as Python sorts them.
+        rank = np.unique(np.array(direction), return_inverse=True)[1]
+        order = np.lexsort((rank, j, i))
+        pair = pairs.find(i.astype(np.int64), j.astype(np.int64))
+    else:   # keys numpy cannot hold as integers: Python's order and lookup
+        order = np.array(sorted(range(m), key=keys.__getitem__), np.int64)
+        index = {end: k for k, end in enumerate(zip(pairs.src, pairs.dst))}
+        pair = np.array([index.get((a, b), -1) for a, b in zip(src, dst)], np.int64)
+    return pair[order], ccw[order], values[order]
 
 
 def _repair(instance, pairs: _Pairs, arcs: _Arcs, alloc) -> None:
@@ -612,40 +700,12 @@ def _repair(instance, pairs: _Pairs, arcs: _Arcs, alloc) -> None:
     transceivers; each removal hits the pair that stays fastest (SiP-ML's repair step).
 
     Segments are visited fiber by fiber in order, then sources, then destinations (in
-    order of their first arc); loads only fall, so only the segments and nodes over W
-    at the start of their pass are visited."""
-    w = instance.wavelengths
-    pair_of, segs = arcs.pair_of, arcs.segs
-    counts = alloc.tolist()                  # worked on as a list, written back at the end
-    count = np.bincount(arcs.pair_array, weights=alloc, minlength=len(pairs)).astype(
-        np.int64).tolist() if len(arcs) else [0] * len(pairs)
-
-    def drop(key):
-        counts[key] -= 1
-        count[pair_of[key]] -= 1
-        return key
-
-    for segment, key, crossing, start in arcs.crossing:
-        load = np.bincount(segment, weights=np.asarray(counts, np.int64)[key],
-                           minlength=instance.nodes).astype(np.int64).tolist()
-        for s in np.flatnonzero(np.asarray(load) > w).tolist():
-            members = crossing[start[s]:start[s + 1]].tolist()
-            while load[s] > w:
-                victim = drop(_victim([c for c in members if counts[c] > 0], pair_of, count,
-                                      pairs.size))
-                for t in segs[victim]:
-                    load[t] -= 1
-    for end, by_node in arcs.at_node:
-        used = np.bincount(end, weights=np.asarray(counts, np.int64),
-                           minlength=instance.nodes).astype(np.int64) if len(end) else ()
-        for node, members in by_node.items():
-            if used[node] <= w:
-                continue
-            left = sum(counts[c] for c in members)
-            while left > w:
-                drop(_victim([c for c in members if counts[c] > 0], pair_of, count, pairs.size))
-                left -= 1
-    alloc[:] = counts
+    order of their first arc); each removal takes, among the arcs with a lightpath
+    there, the one of a pair with a spare, then of the least ``T / (n - 1)``, then the
+    first. Runs as the compiled :func:`~fabricopt.algorithms._repair_kernel.repair`."""
+    repair(alloc, arcs.pair_array, arcs.first, arcs.hops, pairs.size_array, len(pairs),
+           instance.nodes, instance.wavelengths, arcs.seg_start, arcs.seg_members,
+           arcs.end_visit, arcs.end_start, arcs.end_members)
 
 
 def _force(state: _Schedule, k: int, limit: float = float("inf")) -> bool:
@@ -812,6 +872,12 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     1.0
     """
     require_feasible(instance)
+    return _mcf_rounds(instance, flows, seed=seed, fill=fill, rounds=rounds, deadline=deadline)
+
+
+def _mcf_rounds(instance: WavelengthsInstance, flows: Mapping[tuple, float], *, seed: int,
+                fill: bool, rounds: int, deadline: float | None) -> WavelengthsSolution | None:
+    """:func:`mcf_schedule` of an instance :func:`require_feasible` has passed."""
     pairs = _Pairs(instance)
     arcs = _Arcs(instance, pairs, flows)
     rng = np.random.default_rng(seed)
@@ -820,7 +886,7 @@ def mcf_schedule(instance: WavelengthsInstance, flows: Mapping[tuple, float], *,
     for _ in range(rounds):
         if best is not None and deadline is not None and time.perf_counter() >= deadline:
             break
-        alloc = _round(np.array(arcs.values, float), rng)
+        alloc = _round(arcs.values, rng)
         # The rest of a round is deterministic: a rounding drawn before gives the same
         # schedule, which cannot beat the kept one (ties keep the earlier).
         if alloc.tobytes() in drawn:
@@ -844,32 +910,35 @@ def _longest_transfer_s(instance: WavelengthsInstance, state: _Schedule) -> floa
     if not len(state.count):
         return 0.0
     with np.errstate(divide="ignore"):
-        times = 8.0 * np.array(state.pairs.size) / (np.array(state.count, dtype=np.int64)
-                                                     * instance.wavelength_gbps * 1e9)
+        times = 8.0 * state.pairs.size_array / (state.count_array
+                                                * instance.wavelength_gbps * 1e9)
     return float(times.max())
 
 
 def _schedule_rounded(instance, pairs, arcs: _Arcs, alloc, seed) -> _Schedule | None:
     """Repair rounded counts, colour them first-fit, serve the pairs left without."""
-    values = arcs.values
     served = np.zeros(len(pairs), bool)
     served[arcs.pair_array[alloc > 0]] = True
-    for k in np.flatnonzero(~served).tolist():  # a pair rounded to nothing: its larger-flow fiber
-        mine = arcs.by_pair.get(k)
-        if mine:
-            alloc[max(mine, key=lambda key: (values[key], -key))] += 1
+    # a pair rounded to nothing: one lightpath on its larger-flow fiber
+    rescued = arcs.best_arc[~served]
+    alloc[rescued[rescued >= 0]] += 1
     _repair(instance, pairs, arcs, alloc)
     state = _Schedule(instance, pairs)
     w = instance.wavelengths
+    used = np.zeros((2, instance.nodes, (w + 63) // 64), np.uint64)
+    kept, wls = [], []
     for ccw in (False, True):
         mine = np.flatnonzero(arcs.ccw == ccw)
         drawn = np.repeat(mine, alloc[mine])
         # colours >= W are dropped
-        colours, state.used[ccw][:] = _colour_fiber(instance.nodes, arcs.first[drawn],
-                                                    arcs.hops[drawn], w)
-        kept = drawn[colours < w]
-        state.record_all(arcs.pair_array[kept], ccw, arcs.first[kept], arcs.hops[kept],
-                         colours[colours < w])
+        colours, used[int(ccw)] = _colour_fiber(instance.nodes, arcs.first[drawn],
+                                                arcs.hops[drawn], w)
+        kept.append(drawn[colours < w])
+        wls.append(colours[colours < w])
+    state.hold_words(used)
+    kept = np.concatenate(kept)
+    state.record_all(arcs.pair_array[kept], arcs.ccw[kept], arcs.first[kept], arcs.hops[kept],
+                     np.concatenate(wls))
     unserved = sorted(np.flatnonzero(np.array(state.count) == 0), key=lambda k: -pairs.size[k])
     if all(_force(state, int(k)) or _relocate(state, int(k)) for k in unserved):
         return state

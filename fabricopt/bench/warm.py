@@ -22,7 +22,7 @@ __all__ = ["WARM_UPS", "warm", "warm_fabrics", "warm_all"]
 #: GPUs with 1 peer, ``unconstrained``) and the local search's list schedule and
 #: circulant schedule (``sipml-ls``); crux's contention simulator (every method's
 #: scoring); topology's shortest-path walk (every heuristic's routing); SiP-Ring's
-#: first-fit colouring and fill-up (``mcf``'s rounding and fill-up; the eviction search
+#: repair, first-fit colouring and fill-up (``mcf``'s rounding and fill-up; the eviction search
 #: the rounding runs for a pair it left unserved is loaded by :func:`_eviction_search`,
 #: as no ring small enough to warm up on leaves one).
 WARM_UPS: dict[str, tuple[tuple[str, dict], ...]] = {

@@ -91,7 +91,8 @@ def mcf(instance: WavelengthsInstance, *, time_limit=None, seed=0, backend: str 
     if run.status == "infeasible":
         info["message"] = "the relaxed count model is infeasible, so the instance is"
         return SolverOutput(None, "infeasible", None, info)
-    solution = None if flows is None else heuristics.mcf_schedule(
+    # the relaxation has passed require_feasible: the rounding need not prove it again
+    solution = None if flows is None else heuristics._mcf_rounds(
         instance, flows, seed=seed, fill=bool(fill), rounds=rounds, deadline=deadline)
     if solution is None:
         info["message"] = f"mcf {_UNSERVED}"

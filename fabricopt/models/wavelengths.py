@@ -23,13 +23,15 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from fabricopt.milp import MilpModel, SparseModel
 from fabricopt.problems.wavelengths import (DIRECTIONS, Lightpath, WavelengthsInstance,
                                             WavelengthsSolution, arc, require_feasible)
 
-__all__ = ["build", "build_count", "CountRelaxation"]
+__all__ = ["build", "build_count", "CountRelaxation", "ArcFlows"]
 
 
 class _Arcs:
@@ -251,13 +253,57 @@ def _count_model(instance: WavelengthsInstance, arcs: _Arcs, integer: bool,
     keys, row = np.unique(arcs.seg_key, return_inverse=True)
     m.rows("seg", row, y[arcs.seg_arc], 1.0, upper=float(w), count=len(keys))
     _common(m, instance, arcs, y.ids[:, None], t.start)
-    direction = [DIRECTIONS[d] for d in arcs.direction.tolist()]
 
-    def decode(values) -> dict[tuple, float]:
-        got = m.value(y, values.col)
-        return dict(zip(zip(arcs.src.tolist(), arcs.dst.tolist(), direction), got.tolist()))
+    def decode(values) -> ArcFlows:
+        return ArcFlows(arcs.src, arcs.dst, arcs.direction == 1,
+                        np.asarray(m.value(y, values.col), np.float64))
 
     return MilpModel(m, decode, _bound_from_raw(instance))
+
+
+class ArcFlows(Mapping):
+    """Lightpaths per arc of a count model's solution: ``{(src, dst, direction): count}``
+    read-only, and the same as arrays for code that reads every arc.
+
+    Parameters
+    ----------
+    src, dst : int64 arrays
+        The ends of each arc.
+    ccw : bool array
+        Whether each arc runs on the ccw fiber.
+    values : float64 array
+        Its lightpaths (fractional in the LP relaxation).
+
+    Examples
+    --------
+    >>> flows = ArcFlows(np.array([0, 0]), np.array([1, 1]), np.array([False, True]),
+    ...                  np.array([1.5, 0.0]))
+    >>> dict(flows)
+    {(0, 1, 'cw'): 1.5, (0, 1, 'ccw'): 0.0}
+    """
+
+    def __init__(self, src: np.ndarray, dst: np.ndarray, ccw: np.ndarray, values: np.ndarray):
+        self.src, self.dst, self.ccw, self.values = src, dst, ccw, values
+        self._made: dict | None = None   # the dict, when first read as a mapping
+
+    def _dict(self) -> dict:
+        if self._made is None:
+            direction = [DIRECTIONS[d] for d in self.ccw.astype(np.int64).tolist()]
+            self._made = dict(zip(zip(self.src.tolist(), self.dst.tolist(), direction),
+                                  self.values.tolist()))
+        return self._made
+
+    def __getitem__(self, key):
+        return self._dict()[key]
+
+    def __iter__(self):
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def __repr__(self) -> str:
+        return f"ArcFlows({self._dict()!r})"
 
 
 class CountRelaxation:

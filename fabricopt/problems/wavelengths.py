@@ -319,9 +319,17 @@ def lightpath_counts(instance: WavelengthsInstance, solution: WavelengthsSolutio
     """
     _validate_names(instance, solution)
     src, dst, _, _ = solution.arrays
-    counts = np.zeros((instance.nodes, instance.nodes), dtype=np.int64)
-    np.add.at(counts, (src, dst), 1)
-    return counts
+    n = instance.nodes
+    return np.bincount(src.astype(np.int64) * n + dst, minlength=n * n).astype(
+        np.int64, copy=False).reshape(n, n)
+
+
+def _repeats(code: np.ndarray, codes: int) -> bool:
+    """Whether a value of ``code`` (each in 0 .. codes-1) occurs twice: counted when the
+    tally is not much longer than ``code``, else found by sorting."""
+    if codes <= 16 * len(code) + 4096:
+        return bool(np.bincount(code, minlength=1).max(initial=0) > 1)
+    return bool(len(code) > len(np.unique(code)))
 
 
 def check(instance: WavelengthsInstance, solution: WavelengthsSolution) -> CheckResult:
@@ -363,8 +371,11 @@ def check(instance: WavelengthsInstance, solution: WavelengthsSolution) -> Check
     offset = np.arange(len(owner)) - np.repeat(np.cumsum(hops) - hops, hops)
     segment = (first[owner] + offset) % n
     code = (ccw[owner].astype(np.int64) * n + segment) * w + wl[owner]
-    order = np.lexsort((owner, code))
-    same = np.flatnonzero(code[order][1:] == code[order][:-1])
+    if not _repeats(code, 2 * n * w):
+        same = ()
+    else:
+        order = np.lexsort((owner, code))
+        same = np.flatnonzero(code[order][1:] == code[order][:-1])
     if len(same):
         # Report the clash whose later lightpath comes first in the list.
         later = owner[order][same + 1]

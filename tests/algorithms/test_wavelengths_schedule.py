@@ -2,17 +2,21 @@
 oracle (tests/algorithms/_wavelengths_reference.py), and the compiled colouring loop the
 same colours and busy bitmasks as the Python loop."""
 
+import math
 import pathlib
 import sys
 from collections import Counter
 from unittest import mock
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from fabricopt.algorithms import wavelengths as heuristics
 from fabricopt.algorithms._first_fit_kernel import hold
+from fabricopt.errors import InvalidArgument
 from fabricopt.methods.wavelengths import _fractional_counts
+from fabricopt.models.wavelengths import ArcFlows
 from fabricopt.problems import check
 from fabricopt.problems.wavelengths import WavelengthsInstance, generate
 
@@ -211,7 +215,8 @@ def test_a_fiber_keeps_the_colours_below_w(case, w):
                                              np.array(hops, np.int64), w)
     expected, busy = heuristics._colour_arcs(n, first, hops, compiled=False)
     assert colours.tolist() == expected
-    assert used == [u & ((1 << w) - 1) for u in busy]
+    assert used.shape == (n, (w + 63) // 64)
+    assert heuristics._bitmasks(used) == [u & ((1 << w) - 1) for u in busy]
 
 
 @given(arcs(), st.integers(1, 9), st.randoms())
@@ -226,3 +231,120 @@ def test_compiled_holding_marks_every_segment_of_every_arc(case, w, rnd):
         for s in range(a, a + h):
             expected[s % n, c] = i
     assert np.array_equal(owner, expected)
+
+
+def _reference_arcs(pairs, flows):
+    """The reference's arcs of ``flows``: (pair, ccw) keys, segments and values, in
+    sorted key order (tests/algorithms/_wavelengths_reference.py's own loop)."""
+    index = {end: k for k, end in enumerate(zip(pairs.src, pairs.dst))}
+    keys, segs, values = [], [], []
+    for (i, j, direction), value in sorted(flows.items()):
+        k = index.get((i, j))
+        ccw = direction == "ccw"
+        found = None if k is None else pairs.segs[k][ccw]
+        if found is not None:
+            keys.append((k, ccw))
+            segs.append(found)
+            values.append(max(float(value), 0.0))
+    return keys, segs, values
+
+
+@st.composite
+def _odd_flows(draw, instance):
+    """Flows keyed as callers may key them: pairs with and without traffic, ends out
+    of the ring, bools, floats and numpy integers, values negative, zero and fractional."""
+    n = instance.nodes
+    end = st.one_of(st.integers(-2, n + 1), st.integers(0, n - 1).map(np.int64),
+                    st.booleans(), st.sampled_from([1.0, 2.5]))
+    key = st.tuples(end, end, st.sampled_from(["cw", "ccw", "cw2"]))
+    value = st.one_of(st.floats(-2.0, 9.0), st.integers(-1, 9), st.just(-0.0))
+    demanded = st.sampled_from(instance.demanded).flatmap(
+        lambda ij: st.tuples(st.just(ij[0]), st.just(ij[1]), st.sampled_from(["cw", "ccw"])))
+    return draw(st.dictionaries(st.one_of(key, demanded), value, max_size=40))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 10**6), st.integers(6, 16), st.integers(1, 5), st.data())
+def test_the_arcs_of_any_flows_follow_their_sorted_keys(seed, nodes, hops, data):
+    instance = generate(seed=seed, nodes=nodes, wavelengths=3, max_hops=min(hops, nodes - 1))
+    pairs = heuristics._Pairs(instance)
+    flows = data.draw(st.sampled_from([{}, _random_flows(instance, seed, 3)]))
+    flows.update(data.draw(_odd_flows(instance)))
+    arcs = heuristics._Arcs(instance, pairs, flows)
+    keys, segs, values = _reference_arcs(pairs, flows)
+    assert list(zip(arcs.pair_array.tolist(), arcs.ccw.tolist())) == keys
+    assert [heuristics._circular(a, h, nodes) for a, h in zip(arcs.first, arcs.hops)] == \
+        [tuple(s) for s in segs]
+    assert arcs.values.tolist() == values
+    assert [math.copysign(1, v) for v in arcs.values] == [math.copysign(1, v) for v in values]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.integers(6, 30), st.integers(1, 10), st.integers(1, 8),
+       st.sampled_from(["hybrid", "long-reach"]), st.floats(0.5, 4.0))
+def test_compiled_repair_removes_as_the_python_repair(seed, nodes, wavelengths, hops, family,
+                                                      crowding):
+    # Rounded counts up to ``crowding`` times what fits: segments and transceivers over W.
+    instance = generate(seed=seed, nodes=nodes, wavelengths=wavelengths,
+                        max_hops=min(hops, nodes - 1), family=family)
+    pairs = heuristics._Pairs(instance)
+    flows = _random_flows(instance, seed, crowding * wavelengths)
+    arcs = heuristics._Arcs(instance, pairs, flows)
+    alloc = heuristics._round(arcs.values, np.random.default_rng(seed))
+    expected = alloc.copy()
+    heuristics._repair(instance, pairs, arcs, alloc)
+    keys, segs, _ = _reference_arcs(pairs, flows)
+    reference._repair(instance, pairs, keys, segs, expected)
+    assert alloc.tolist() == expected.tolist()
+
+
+def test_the_repair_above_removes_from_segments_and_from_transceivers():
+    # Not vacuous: on a crowded ring the repair lowers counts for both reasons.
+    instance = generate(seed=4, nodes=12, wavelengths=3, max_hops=4, family="long-reach")
+    pairs = heuristics._Pairs(instance)
+    arcs = heuristics._Arcs(instance, pairs, _random_flows(instance, 4, 9))
+    alloc = heuristics._round(arcs.values, np.random.default_rng(4))
+    before = alloc.copy()
+    heuristics._repair(instance, pairs, arcs, alloc)
+    assert (alloc <= before).all() and alloc.sum() < before.sum()
+    w, n = instance.wavelengths, instance.nodes
+
+    def most_on_a_segment(counts):
+        load = np.zeros((2, n), np.int64)
+        for d, a, h, c in zip(arcs.ccw, arcs.first, arcs.hops, counts):
+            load[int(d), (a + np.arange(h)) % n] += c
+        return load.max()
+
+    def most_at_a_node(counts, ends):
+        return np.bincount(ends[arcs.pair_array], weights=counts).max()
+
+    assert most_on_a_segment(before) > w and most_on_a_segment(alloc) <= w
+    for ends in (pairs.src_array, pairs.dst_array):
+        assert most_at_a_node(alloc, ends) <= w
+    assert most_at_a_node(before, pairs.src_array) > w
+
+
+def test_a_flows_key_that_is_not_a_triple_is_refused():
+    instance = generate(seed=1, nodes=6, wavelengths=2, max_hops=2)
+    with pytest.raises(InvalidArgument, match=r"flows key \(0, 1\): must be \(src, dst, direction\)"):
+        heuristics.mcf_schedule(instance, {(0, 1, "cw"): 1.0, (0, 1): 1.0})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.integers(6, 16), st.integers(1, 5), st.randoms())
+def test_a_count_models_arrays_give_the_arcs_of_its_mapping(seed, nodes, hops, rnd):
+    # ArcFlows in any arc order (and arcs of pairs without traffic) read as arrays
+    # give the arcs its mapping gives read key by key.
+    instance = generate(seed=seed, nodes=nodes, wavelengths=3, max_hops=min(hops, nodes - 1))
+    pairs = heuristics._Pairs(instance)
+    flows = _random_flows(instance, seed, 3)
+    flows.update({(i, (i + 2) % nodes, d): 1.0 for i in range(3) for d in ("cw", "ccw")
+                  if (i, (i + 2) % nodes) not in instance.demanded})
+    keys = list(flows)
+    rnd.shuffle(keys)
+    arrays = ArcFlows(np.array([k[0] for k in keys]), np.array([k[1] for k in keys]),
+                      np.array([k[2] == "ccw" for k in keys]), np.array([flows[k] for k in keys]))
+    assert dict(arrays) == {k: flows[k] for k in keys}
+    got, expected = (heuristics._Arcs(instance, pairs, f) for f in (arrays, dict(arrays)))
+    for name in ("pair_array", "ccw", "first", "hops", "values"):
+        assert getattr(got, name).tolist() == getattr(expected, name).tolist(), name

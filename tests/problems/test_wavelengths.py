@@ -15,8 +15,8 @@ import fabricopt
 from fabricopt import InvalidInstance, InvalidSolution
 from fabricopt.problems import check, evaluate, instance_from_dict
 from fabricopt.problems.wavelengths import (Lightpath, WavelengthsInstance, WavelengthsSolution,
-                                            _generate, arc, generate, infeasibility,
-                                            lightpath_counts, segment_load)
+                                            _generate, _repeats, arc, generate,
+                                            infeasibility, lightpath_counts, segment_load)
 from fabricopt.bounds.wavelengths import count_bound
 
 from kind_json import assert_file_round_trip, edited
@@ -321,3 +321,23 @@ def test_an_instance_from_an_array_reads_the_same_traffic_as_from_lists(cells):
     assert not from_array.traffic.flags.writeable
     array[0, 1] = 5.0                                # the instance holds its own copy
     assert from_array.traffic.tobytes() == from_lists.traffic.tobytes()
+
+
+@given(st.lists(st.integers(0, 300), max_size=60), st.sampled_from([301, 10**9]))
+def test_a_repeated_occupancy_code_is_found_by_tally_and_by_sorting(codes, space):
+    # space 301: counted; 10**9: past the tally's size limit, found by sorting
+    assert _repeats(np.array(codes, np.int64), space) == (len(set(codes)) < len(codes))
+
+
+@given(st.integers(2, 9).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
+                                   st.sampled_from(["cw", "ccw"]), st.integers(0, 2)),
+                         max_size=30))))
+def test_lightpath_counts_tally_each_lightpath_once(case):
+    n, paths = case
+    instance = WavelengthsInstance(n, 3, 25.0, n - 1, [[0.0] * n for _ in range(n)])
+    counts = lightpath_counts(instance, WavelengthsSolution([Lightpath(*p) for p in paths]))
+    expected = np.zeros((n, n), np.int64)
+    for i, j, _, _ in paths:
+        expected[i, j] += 1
+    assert counts.dtype == np.int64 and counts.tolist() == expected.tolist()
