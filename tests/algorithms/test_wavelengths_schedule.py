@@ -279,6 +279,7 @@ def test_the_arcs_of_any_flows_follow_their_sorted_keys(seed, nodes, hops, data)
     assert [math.copysign(1, v) for v in arcs.values] == [math.copysign(1, v) for v in values]
 
 
+# heuristics._repair runs the compiled fabricopt.algorithms._repair_kernel.repair
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 10**6), st.integers(6, 30), st.integers(1, 10), st.integers(1, 8),
        st.sampled_from(["hybrid", "long-reach"]), st.floats(0.5, 4.0))

@@ -45,6 +45,7 @@ def test_warm_all_loads_every_compiled_kernel_of_the_package():
             "fabricopt.fabrics._path_kernel.longest_path_s",
             "fabricopt.algorithms._first_fit_kernel.colour_line",
             "fabricopt.algorithms._eviction_kernel.best_eviction",
+            "fabricopt.algorithms._repair_kernel.repair",
             "fabricopt.algorithms.topology._paths_kernel.shortest_paths",
             "fabricopt.algorithms.placement._schedule_kernel.list_schedule"} <= set(kernels)
     assert any(".placement." in name for name in kernels)
