@@ -46,7 +46,7 @@ def topoopt(instance: TopologyInstance, *, time_limit=None, seed=0, mp_degree=No
     ``info`` reports ``candidates_scored`` of ``candidates_total``. ``flow_relaxation``:
     also solve the LP relaxation for the bound (default: up to ``MAX_RELAXATION_SERVERS``
     servers). ``matching``: the MP matching, maximum-weight (TopoOpt's blossom) or
-    ``greedy`` (heaviest pair first, for thousands of servers).
+    ``greedy`` (heaviest pair first: at least half the weight, in O(pairs log pairs)).
     """
     solution, info = finder.topoopt_search(instance, seed=seed, mp_degree=mp_degree,
                                            paths=paths, candidates=candidates,
@@ -128,7 +128,7 @@ register_method("topology", "topoopt", topoopt, honours_time_limit=True, options
     Option("candidates", bool, True,
            "score a few ring allocations and the plain ring, keep the best (false: the paper's)"),
     Option("matching", str, "blossom",
-           "MP matching: maximum-weight (TopoOpt's) or heaviest pair first (faster)",
+           "MP matching: maximum-weight (TopoOpt's) or heaviest pair first",
            choices=tuple(finder.MATCHINGS))))
 register_method("topology", "ring", ring, options=(PATHS, FLOW_RELAXATION),
                 time_limit_note="one construction and one routing pass")

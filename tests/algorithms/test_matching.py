@@ -182,3 +182,128 @@ def test_repeated_weighted_matchings_come_from_the_cache_as_fresh_lists():
     assert again == [(0, 1), (2, 3)]
     assert _matching._max_weight_matching.cache_info().hits == 1
     assert max_weight_matching(4, edges, [2, 5, 2]) == [(1, 2)]
+
+
+# --- LP pruning before the blossom -------------------------------------------------
+
+def _all_maximum_matchings(n, edges, weights):
+    """Every maximum-weight matching, by enumeration (graphs of a few nodes)."""
+    best, found = 0, [frozenset()]
+
+    def extend(k, chosen, used, weight):
+        nonlocal best, found
+        if k == len(edges):
+            if weight > best:
+                best, found = weight, [frozenset(chosen)]
+            elif weight == best:
+                found.append(frozenset(chosen))
+            return
+        extend(k + 1, chosen, used, weight)
+        u, v = edges[k]
+        if u not in used and v not in used:
+            extend(k + 1, chosen + [k], used | {u, v}, weight + weights[k])
+
+    extend(0, [], frozenset(), 0)
+    return best, found
+
+
+def _networkx_weight(n, edges, weights):
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    graph.add_weighted_edges_from((u, v, w) for (u, v), w in zip(edges, weights))
+    return sum(graph[u][v]["weight"] for u, v in nx.max_weight_matching(graph))
+
+
+@pytest.fixture
+def pruned_always(monkeypatch):
+    """Send every graph through the LP pruning, whatever its size."""
+    from fabricopt.algorithms import _matching
+
+    monkeypatch.setattr(_matching, "PRUNE_MIN_EDGES", 0)
+    _matching._max_weight_matching.cache_clear()
+    yield
+    _matching._max_weight_matching.cache_clear()
+
+
+_small_weighted_graphs = st.integers(2, 8).flatmap(lambda n: st.tuples(
+    st.just(n),
+    st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=1,
+             max_size=20),
+    st.lists(st.integers(1, 6), min_size=20, max_size=20),   # few values: many ties
+    st.sampled_from([1, 3, 2**40, 10**12, 2**90])))
+
+
+@given(_small_weighted_graphs)
+def test_pruning_keeps_every_edge_of_every_maximum_matching(graph):
+    from fabricopt.algorithms._matching import maximum_matching_edges
+
+    n, pairs, values, scale = graph
+    edges = sorted({(min(u, v), max(u, v)) for u, v in pairs if u != v})
+    weights = [w * scale for w in values[:len(edges)]]
+    if not edges:
+        return
+    keep = set(maximum_matching_edges(n, edges, weights))
+    best, optima = _all_maximum_matchings(n, edges, weights)
+    for optimum in optima:
+        assert optimum <= keep, (sorted(optimum - keep), best)
+
+
+def _pruned_matching(n, edges, weights):
+    """The path :func:`max_weight_matching` takes on graphs of many edges."""
+    from fabricopt.algorithms import _matching
+
+    keep = _matching.maximum_matching_edges(n, edges, weights)
+    return list(_matching._blossom_by_component(n, [edges[k] for k in keep],
+                                                [weights[k] for k in keep]))
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 14), st.floats(0.2, 1.0))
+def test_pruned_matching_has_networkx_weight(seed, n, p):
+    edges, values, divisors = _random_graph(seed, n, p)
+    if not edges:
+        return
+    weights = integer_weights(values, divisors)
+    got = _pruned_matching(n, edges, weights)
+    weight = dict(zip(edges, weights))
+    assert _is_matching(got) and all(e in weight for e in got)
+    assert sum(weight[e] for e in got) == _networkx_weight(n, edges, weights)
+
+
+@pytest.mark.parametrize("name, graph", [
+    ("petersen", nx.petersen_graph()),
+    ("complete 7", nx.complete_graph(7)),
+    ("complete 8", nx.complete_graph(8)),
+    ("odd cycles joined", nx.disjoint_union_all([nx.cycle_graph(5), nx.cycle_graph(3),
+                                                 nx.cycle_graph(7)])),
+    ("odd wheel", nx.wheel_graph(8)),
+])
+@pytest.mark.parametrize("base", [0, 2**95])
+def test_pruned_matching_on_graphs_whose_lp_is_fractional(pruned_always, name, graph, base):
+    # unit weights leave the matching LP fractional on odd cycles; a base of 2**95
+    # makes weights equal in a float but not as integers (the proof must still hold)
+    edges = sorted((min(u, v), max(u, v)) for u, v in graph.edges)
+    weights = [base + 1 + (k % 3) for k in range(len(edges))]
+    n = graph.number_of_nodes()
+    got = max_weight_matching(n, edges, weights)
+    weight = dict(zip(edges, weights))
+    assert _is_matching(got)
+    assert sum(weight[e] for e in got) == _networkx_weight(n, edges, weights)
+
+
+@pytest.mark.parametrize("scale", [1, 2**40, 2**80])
+def test_mp_matching_is_the_same_pruned_or_whole(monkeypatch, scale):
+    # the shape topoopt's rounds produce: a generated instance's MP traffic, whose
+    # weights are all distinct, so the maximum-weight matching is unique
+    from fabricopt.algorithms import _matching
+    from fabricopt.algorithms.topology.topoopt import mp_matching
+    from fabricopt.problems.topology import generate
+
+    traffic = generate(seed=3, servers=128, degree=8, groups=1, mp_peers=4).traffic_csr
+    traffic = traffic * scale
+    answers = []
+    for threshold in (10**9, 0):
+        monkeypatch.setattr(_matching, "PRUNE_MIN_EDGES", threshold)
+        _matching._max_weight_matching.cache_clear()
+        answers.append(mp_matching(traffic, 4, np.random.default_rng(0)).toarray())
+    _matching._max_weight_matching.cache_clear()
+    assert (answers[0] == answers[1]).all()

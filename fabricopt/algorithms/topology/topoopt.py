@@ -498,8 +498,8 @@ def allocate_rings(instance: TopologyInstance, ar_degree: int, *,
 
 
 #: The matchings :func:`mp_matching` can use: ``"blossom"``, a maximum-weight matching
-#: (TopoOpt's), or ``"greedy"``, heaviest pair first (at least half its weight; much
-#: faster on thousands of servers, see :func:`mp_matching`).
+#: (TopoOpt's), or ``"greedy"``, heaviest pair first (at least half its weight; see
+#: :func:`mp_matching`).
 MATCHINGS = {"blossom": max_weight_matching, "greedy": greedy_weight_matching}
 
 
@@ -520,10 +520,11 @@ def mp_matching(traffic: np.ndarray, ports, rng: np.random.Generator, *,
         Interfaces per server for MP (the same for all, or one each).
     rng : numpy.random.Generator
     matching : {"blossom", "greedy"}
-        ``"blossom"`` (TopoOpt's) takes each round's maximum-weight matching, whose cost
-        grows about cubically with the servers (seconds a round at 4,096). ``"greedy"``
-        links the heaviest pairs first, in O(pairs log pairs), with at least half the
-        maximum weight (93-96 % on generated instances). Neither gives the lower
+        ``"blossom"`` (TopoOpt's) takes each round's maximum-weight matching
+        (:func:`~fabricopt.algorithms._matching.max_weight_matching`: exact, with an LP
+        pruning before the blossom on large graphs). ``"greedy"`` links the heaviest
+        pairs first, in O(pairs log pairs), with at least half the maximum weight
+        (93-96 % on generated instances). Neither gives the lower
         busiest link on every instance (fabricopt docs, *Departures*, topoopt-3.2).
 
     Returns
@@ -731,7 +732,7 @@ def topoopt(instance: TopologyInstance, *, seed: int = 0, mp_degree: int | None 
         Wall-clock seconds for the candidates (see :func:`topoopt_search`).
     matching : {"blossom", "greedy"}
         The MP matching of step 3: TopoOpt's maximum-weight (default), or heaviest
-        pair first, for thousands of servers (:func:`mp_matching`).
+        pair first (:func:`mp_matching`).
 
     Returns
     -------
