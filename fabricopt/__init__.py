@@ -21,7 +21,9 @@ from fabricopt.errors import (FabricError, InfeasibleInstance, InvalidInstance, 
                               InvalidSolution, SolverFailure, SolverUnavailable)
 from fabricopt.problems import CheckResult, check, evaluate, generate, kinds
 from fabricopt import bounds  # noqa: F401  (registers each kind's bound)
-from fabricopt.methods import Option, Result, SolverOutput, methods, register_method, solve
+# ``fabricopt.methods`` stays the package, which is callable as the function ``methods``
+from fabricopt import methods  # noqa: F401
+from fabricopt.methods import Option, Result, SolverOutput, register_method, solve
 from fabricopt.io import dump, load, load_solution
 
 

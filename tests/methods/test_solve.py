@@ -297,6 +297,22 @@ def test_methods_listing():
     assert "circuits" in fabricopt.methods()
 
 
+def test_the_methods_package_imports_by_its_dotted_path_and_lists_when_called():
+    import subprocess
+    import sys
+
+    # a fresh interpreter: the dotted import must work before anything else ran
+    code = ("import fabricopt.methods.wavelengths as m; import fabricopt; "
+            "from fabricopt import methods; "
+            "print(m.__name__, fabricopt.methods('circuits') == methods('circuits') "
+            "== fabricopt.methods.methods('circuits'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["fabricopt.methods.wavelengths", "True"]
+    with pytest.raises(fabricopt.FabricError, match="nope"):
+        fabricopt.methods("nope")
+
+
 def test_every_builtin_method_honours_the_time_limit_or_says_why_not():
     from fabricopt.methods import all_methods
 
