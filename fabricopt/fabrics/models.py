@@ -871,7 +871,8 @@ _KEPT_RING_METHODS = {"mcf": wavelength_methods.mcf, "greedy": wavelength_method
 #: prices traffic equal cell for cell to one it solved before in another
 #: :class:`Traffic` (a quarter of the solves of the 1,024-GPU transformer compare, each
 #: within the 10 solves before it). A result holds its schedule's lightpath arrays, not
-#: the instance; the least recently used is dropped past this many.
+#: the instance (16 of them: ~40 MB at the end of that compare); the least recently used
+#: is dropped past this many.
 _RING_RESULTS_MAX = 16
 _ring_results: OrderedDict = OrderedDict()
 
