@@ -15,7 +15,7 @@ from fabricopt.problems import register_bound
 __all__ = ["circuits", "wavelengths", "topology", "placement", "priorities", "crux"]
 
 register_bound("circuits", circuits.port_load_bound, "port-load")
-register_bound("wavelengths", wavelengths.count_bound, "count-relaxation")
+register_bound("wavelengths", wavelengths.kept_count_bound, "count-relaxation")
 register_bound("topology", topology.lower_bound)
 register_bound("placement", placement.lower_bound)
 register_bound("priorities", priorities.cut_weight_bound, "cut-weight")

@@ -9,7 +9,10 @@ from fabricopt.problems._transfer import links_needed, smallest_feasible_load
 from fabricopt.problems._wavelength_counts import infeasibility, shortest_hops, violation
 from fabricopt.problems.wavelengths import WavelengthsInstance
 
-__all__ = ["count_bound"]
+__all__ = ["count_bound", "kept_count_bound"]
+
+#: Where :func:`kept_count_bound` keeps an instance's bound (in its ``__dict__``).
+_CACHE = "_count_bound_s"
 
 
 def count_bound(instance: WavelengthsInstance) -> float:
@@ -59,3 +62,23 @@ def count_bound(instance: WavelengthsInstance) -> float:
     return 8.0 * smallest_feasible_load(size, w, feasible) / (instance.wavelength_gbps * 1e9)
 
 
+
+
+def kept_count_bound(instance: WavelengthsInstance) -> float:
+    """:func:`count_bound`, computed once per instance and kept on it (instances are
+    frozen, so it never changes): the kind's bound, which ``solve`` applies to every
+    result, and which SiP-Ring's pruning asks of an instance before solving it
+    (:meth:`~fabricopt.fabrics.models.SipRing.comm_lower_bound_s`).
+    :func:`count_bound` itself computes it on every call (what the benchmarks time).
+
+    Examples
+    --------
+    >>> from fabricopt.problems.wavelengths import WavelengthsInstance
+    >>> inst = WavelengthsInstance(3, 2, 8.0, 1, [[0, 2e9, 0], [0, 0, 0], [0, 0, 0]])
+    >>> kept_count_bound(inst), kept_count_bound(inst) == count_bound(inst)
+    (1.0, True)
+    """
+    found = instance.__dict__.get(_CACHE)
+    if found is None:
+        found = instance.__dict__[_CACHE] = count_bound(instance)
+    return found

@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fabricopt.errors import InfeasibleInstance, InvalidSolution, SolverFailure, SolverUnavailable
-from fabricopt.bounds.wavelengths import count_bound
+from fabricopt.bounds.wavelengths import kept_count_bound
 from fabricopt.problems import CheckResult, kinds
 from fabricopt.problems.circuits import (CircuitsInstance, check_counts, circuit_counts,
                                          evaluate_counts)
@@ -62,6 +62,7 @@ from fabricopt.problems.wavelengths import WavelengthsInstance
 from fabricopt.problems._validate import as_float, as_int, fail
 from fabricopt.algorithms.circuits import exact_counts, greedy_counts
 from fabricopt.methods import circuits as circuit_methods
+from fabricopt.methods import wavelengths as wavelength_methods
 from fabricopt.methods import methods, solve
 from fabricopt.methods.registry import get_method
 from fabricopt.methods.result import Result, relative_gap
@@ -857,6 +858,24 @@ class SipOcs(Fabric):
 _RING_INSTANCES_MAX = 2
 _ring_instances: OrderedDict = OrderedDict()
 
+#: The shipped methods of the ``wavelengths`` kind whose result is a function of the
+#: instance alone as SiP-Ring runs them (seed 0, no time limit, no options, HiGHS on one
+#: thread): ``mcf`` rounds with a seeded generator, ``greedy`` is one fixed pass, ``milp``
+#: runs a deterministic solver to its end. Another method (a plug-in's, or one
+#: registered under these names) may depend on more than the instance: never kept.
+_KEPT_RING_METHODS = {"mcf": wavelength_methods.mcf, "greedy": wavelength_methods.greedy,
+                      "milp": wavelength_methods.milp}
+
+#: SiP-Ring solves kept by the content of their instance (the traffic's digest,
+#: ``Traffic._total_digest``, and the ring's parameters) and the method: a search
+#: prices traffic equal cell for cell to one it solved before in another
+#: :class:`Traffic` (a quarter of the solves of the 1,024-GPU transformer compare, each
+#: within the 10 solves before it). A result holds its schedule's lightpath arrays, not
+#: the instance (16 of them: ~40 MB at the end of that compare); the least recently used
+#: is dropped past this many.
+_RING_RESULTS_MAX = 16
+_ring_results: OrderedDict = OrderedDict()
+
 
 @dataclass(frozen=True)
 class SipRing(Fabric):
@@ -949,7 +968,7 @@ class SipRing(Fabric):
         t = as_traffic(traffic)
         if _idle(t) is not None:
             return 0.0
-        return count_bound(self._wavelengths_instance(t)) / self.duty_cycle
+        return kept_count_bound(self._wavelengths_instance(t)) / self.duty_cycle
 
     def _wavelengths_instance(self, t: Traffic) -> WavelengthsInstance:
         """The instance of :meth:`instance`, made once for the bound and the allocation
@@ -969,12 +988,39 @@ class SipRing(Fabric):
             _ring_instances.popitem(last=False)
         return instance
 
+    def _result_key(self, t: Traffic) -> tuple | None:
+        """What :data:`_ring_results` keeps ``t``'s solve under: the instance's parameters,
+        the traffic's digest, the method and its function; None when the method is not
+        one of :data:`_KEPT_RING_METHODS` as shipped."""
+        shipped = _KEPT_RING_METHODS.get(self.method)
+        if shipped is None or not method_available("wavelengths", self.method) \
+                or get_method("wavelengths", self.method).fn is not shipped:
+            return None
+        spec = self._instance(t)
+        return (spec["nodes"], spec["wavelengths"], spec["wavelength_gbps"], spec["max_hops"],
+                t._total_digest, self.method, shipped)
+
+    def _solved(self, t: Traffic) -> Result:
+        """The checked, scored solve of ``t``'s instance (errors as :func:`_solve` raises
+        them); a kept method's result is kept by content (:data:`_ring_results`)."""
+        key = self._result_key(t)
+        found = None if key is None else _ring_results.get(key)
+        if found is not None:
+            _ring_results.move_to_end(key)
+            return found
+        result = _solve(self, "wavelengths", self.method, self._wavelengths_instance(t))
+        if key is not None:
+            _ring_results[key] = result
+            while len(_ring_results) > _RING_RESULTS_MAX:
+                _ring_results.popitem(last=False)
+        return result
+
     def allocate(self, traffic) -> Allocation:
         t = as_traffic(traffic)
         if (idle := _idle(t)) is not None:
             return idle
         self._check_reach(t._total)
-        result = _solve(self, "wavelengths", self.method, self._wavelengths_instance(t))
+        result = self._solved(t)
         # lightpaths per pair, read from the checked schedule's arrays
         src, dst, _, _ = result.solution.arrays
         counts = np.zeros((t.nodes, t.nodes))

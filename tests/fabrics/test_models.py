@@ -479,6 +479,138 @@ def test_sip_ring_bounds_and_allocates_one_traffic_from_one_instance():
     assert bound == count_bound(WavelengthsInstance.from_dict(spec)) / f.duty_cycle
 
 
+def _ring_traffic(m=None, **change):
+    """A SiP-Ring test traffic on 8 nodes: its point-to-point bytes (``m``, changed at
+    the given ``"i_j"`` cells) and one AllReduce ring; a fresh object every call."""
+    if m is None:
+        m = np.zeros((8, 8))
+        m[0, 1], m[3, 1], m[5, 7] = 1e9, 2e9, 5e8
+    m = m.copy()
+    for cell, value in change.items():
+        i, j = (int(v) for v in cell.split("_"))
+        m[i, j] = value
+    return Traffic(m, [{"members": [0, 2, 4, 6], "bytes": 3e8}])
+
+
+@pytest.fixture
+def ring_solves(monkeypatch):
+    """The wavelengths instances SiP-Ring hands the solver (``models._solve``), from an
+    empty store of kept results."""
+    models._ring_results.clear()
+    solved = []
+    solve_ = models._solve
+
+    def counting(fabric, kind, method, instance, **options):
+        solved.append((method, instance))
+        return solve_(fabric, kind, method, instance, **options)
+
+    monkeypatch.setattr(models, "_solve", counting)
+    yield solved
+    models._ring_results.clear()
+
+
+def _same_allocation(a, b):
+    return (a.comm_time_s == b.comm_time_s and np.array_equal(a.pair_gbps, b.pair_gbps)
+            and a.rings == b.rings and a.result.objective == b.result.objective
+            and a.result.bound == b.result.bound and a.result.status == b.result.status
+            and a.result.solution.to_dict() == b.result.solution.to_dict())
+
+
+@needs_mcf
+@pytest.mark.parametrize("method", ["mcf", "greedy", "milp"])
+def test_sip_ring_solves_traffic_equal_in_content_once(ring_solves, method):
+    f = SipRing(4, 25.0, max_hops=4, method=method)
+    first, again = _ring_traffic(), _ring_traffic()
+    a = f.allocate(first)
+    kept = f.allocate(again)
+    assert len(ring_solves) == 1
+    assert kept.traffic is again and a.traffic is first
+    models._ring_results.clear()                      # the reference: solved afresh
+    fresh = f.allocate(_ring_traffic())
+    assert len(ring_solves) == 2
+    assert _same_allocation(kept, fresh) and _same_allocation(a, fresh)
+    spec = f.instance(again)
+    assert kept.result.objective == fabricopt.solve(spec, method).objective
+
+
+@needs_mcf
+def test_sip_ring_solves_again_when_a_parameter_or_a_byte_differs(ring_solves):
+    f = SipRing(4, 25.0, max_hops=4)
+    f.allocate(_ring_traffic())
+    variants = [(SipRing(5, 25.0, max_hops=4), _ring_traffic()),
+                (SipRing(4, 20.0, max_hops=4), _ring_traffic()),
+                (SipRing(4, 25.0, max_hops=5), _ring_traffic()),
+                (SipRing(4, 25.0, max_hops=4, method="greedy"), _ring_traffic()),
+                (f, _ring_traffic(**{"5_7": np.nextafter(5e8, 1e9)})),   # one byte's last bit
+                (f, _ring_traffic(**{"2_3": 1.0}))]
+    for n, (fabric, traffic) in enumerate(variants, start=2):
+        fabric.allocate(traffic)
+        assert len(ring_solves) == n, fabric
+    # max_hops is capped at N - 1 = 7: both rings solve one instance
+    SipRing(4, 25.0, max_hops=7).allocate(_ring_traffic())
+    SipRing(4, 25.0, max_hops=9).allocate(_ring_traffic())
+    assert len(ring_solves) == len(variants) + 2
+    # the first traffic is still kept
+    f.allocate(_ring_traffic())
+    assert len(ring_solves) == len(variants) + 2
+
+
+@needs_mcf
+def test_sip_ring_keeps_a_bounded_number_of_results(ring_solves, monkeypatch):
+    monkeypatch.setattr(models, "_RING_RESULTS_MAX", 2)
+    f = SipRing(4, 25.0, max_hops=4)
+    for nbytes in (1e9, 2e9, 3e9):
+        f.allocate(_ring_traffic(**{"0_1": nbytes}))
+    assert len(models._ring_results) == 2 and len(ring_solves) == 3
+    f.allocate(_ring_traffic(**{"0_1": 3e9}))         # the newest is kept
+    assert len(ring_solves) == 3
+    f.allocate(_ring_traffic(**{"0_1": 1e9}))         # the oldest was dropped
+    assert len(ring_solves) == 4 and len(models._ring_results) == 2
+
+
+@needs_mcf
+def test_sip_ring_never_serves_a_re_registered_method_a_kept_result(ring_solves,
+                                                                     temporary_method):
+    from fabricopt.methods import wavelengths as wavelength_methods
+    f = SipRing(4, 25.0, max_hops=4)
+    shipped = f.allocate(_ring_traffic())
+    calls = []
+
+    def mine(instance, *, time_limit=None, seed=0):
+        calls.append(instance)
+        out = wavelength_methods.mcf(instance, time_limit=time_limit, seed=seed)
+        return SolverOutput(out.solution, out.status, out.bound, {**out.info, "by": "mine"})
+
+    temporary_method("wavelengths", "mcf", mine, options=())
+    a, b = f.allocate(_ring_traffic()), f.allocate(_ring_traffic())
+    assert len(calls) == 2 and len(ring_solves) == 3      # each traffic solved, none kept
+    assert a.result.info["by"] == b.result.info["by"] == "mine"
+    assert "by" not in shipped.result.info
+
+
+@needs_mcf
+def test_sip_ring_bounds_an_instance_once_for_its_pruning_and_its_solve(monkeypatch):
+    from fabricopt.bounds import wavelengths as wavelength_bounds
+    bounded = []
+    count_bound = wavelength_bounds.count_bound
+
+    def counting(instance):
+        bounded.append(instance)
+        return count_bound(instance)
+
+    monkeypatch.setattr(wavelength_bounds, "count_bound", counting)
+    models._ring_results.clear()
+    f, t = SipRing(4, 25.0, max_hops=4), _ring_traffic()
+    bound = f.comm_lower_bound_s(t)
+    a = f.allocate(t)
+    assert len(bounded) == 1
+    spec = f.instance(t)
+    reference = fabricopt.solve(spec, "mcf")              # bounds its own instance
+    assert len(bounded) == 2
+    assert bound == count_bound(WavelengthsInstance.from_dict(spec)) / f.duty_cycle
+    assert a.result.bound == reference.bound and a.result.bound_source == reference.bound_source
+
+
 @needs_topoopt
 def test_direct_connect_is_the_topology_problem():
     t = Traffic(np.where(np.eye(8) > 0, 0.0, 1e6), [{"members": list(range(8)), "bytes": 4e9}])
