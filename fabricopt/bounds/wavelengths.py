@@ -62,8 +62,6 @@ def count_bound(instance: WavelengthsInstance) -> float:
     return 8.0 * smallest_feasible_load(size, w, feasible) / (instance.wavelength_gbps * 1e9)
 
 
-
-
 def kept_count_bound(instance: WavelengthsInstance) -> float:
     """:func:`count_bound`, computed once per instance and kept on it (instances are
     frozen, so it never changes): the kind's bound, which ``solve`` applies to every
