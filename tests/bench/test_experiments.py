@@ -399,6 +399,22 @@ def test_speed_papers_scale_rows_cover_every_call_and_slope():
     assert slope[2] == f"{math.log(3) / math.log(2):.2f}" and slope[4] == "**no**"
 
 
+def test_speed_points_are_timed_as_often_as_their_row_declares():
+    from fabricopt.bench.experiments import speed
+
+    declared = {(s, n): calls for _, s, n, _, _, calls in speed.PAPER_SCALE}
+    for point, calls in declared.items():
+        assert speed._repeats(*point) == calls
+    assert declared[("compare-transformer", 4096)] == 1
+    # a slope's other size is timed like its snippet's row; the targets as REPEATS
+    assert speed._repeats("compare-simai", 4608) == declared[("compare-simai", 9216)] == 3
+    assert speed._repeats("topoopt", 256) == speed.REPEATS
+    plan = {t.instance_id: t.params["repeats"] for t in speed._plan("speed@test", False)
+            if "repeats" in t.params}
+    assert plan["speed/compare-transformer/1024"] == 1
+    assert plan["speed/sipml-transformer/48"] == 3
+
+
 def test_speed_papers_scale_snippets_run_at_small_sizes():
     from fabricopt.bench.experiments.speed import call_task
 
