@@ -226,13 +226,17 @@ def call_task(snippet: str, n: int, repeats: int = REPEATS) -> dict:
     """Build snippet ``snippet``'s instance of size ``n`` untimed, then time the call
     ``repeats`` times: ``value`` is the least CPU seconds, ``first_cpu_s`` the first
     call's (it also pays first-use costs); ``objective`` what the call returned (every
-    call must return the same)."""
+    call must return the same). The package's memos of answers are emptied before each
+    call (:func:`~fabricopt.bench.memos.forget_answers`), so no call times another's."""
     import time
+
+    from fabricopt.bench.memos import forget_answers
 
     scope = {"n": n}
     exec(snippet_code(snippet), scope)  # the snippet is this module's own code text
     times, answers = [], set()
     for _ in range(max(1, int(repeats))):
+        forget_answers()
         start = time.process_time()
         answer = scope["run"]()
         times.append(time.process_time() - start)
