@@ -9,7 +9,7 @@ appears in the package that is neither emptied here nor listed as holding no ans
 
 from __future__ import annotations
 
-__all__ = ["forget_answers", "ANSWER_MEMOS", "CONSTANT_MEMOS"]
+__all__ = ["forget_answers", "ANSWER_MEMOS", "CONSTANT_MEMO_MODULES"]
 
 #: Every memo of answers: ``module: names`` (an OrderedDict, or an ``lru_cache``'d
 #: function).
@@ -20,16 +20,12 @@ ANSWER_MEMOS = {
     "fabricopt.fabrics.models": ("_ring_instances", "_ring_results"),
 }
 
-#: Memos of what never depends on a call's input (versions, schemas, tables read from
-#: the package, the harness's own warm-up): kept.
-CONSTANT_MEMOS = {
-    "fabricopt.milp.highs": ("*",),
-    "fabricopt.schemas": ("*",),
-    "fabricopt.fabrics.simai.efficiency": ("*",),
-    "fabricopt.bench.warm": ("*",),
-    "fabricopt.bench.isolate": ("*",),
-    "fabricopt.bench.hostile.mutations": ("*",),
-}
+#: Modules whose memos hold what never depends on a call's input (versions, schemas,
+#: tables read from the package, the harness's own warm-up): kept.
+CONSTANT_MEMO_MODULES = frozenset({
+    "fabricopt.milp.highs", "fabricopt.schemas", "fabricopt.fabrics.simai.efficiency",
+    "fabricopt.bench.warm", "fabricopt.bench.isolate", "fabricopt.bench.hostile.mutations",
+})
 
 
 def forget_answers() -> None:
